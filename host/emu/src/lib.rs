@@ -1,0 +1,1 @@
+//! The software GPU: an AMDGPU ISA emulator (being written).

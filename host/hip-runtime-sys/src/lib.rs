@@ -1,0 +1,1 @@
+//! FFI to the HIP runtime (being written).
