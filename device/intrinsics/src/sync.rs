@@ -1,0 +1,43 @@
+//! Synchronisation within a workgroup.
+
+use core::arch::amdgpu;
+use core::sync::atomic::{Ordering, compiler_fence};
+
+/// Workgroup-wide barrier with the memory semantics LDS code needs: every LDS and global memory
+/// access a work-item issued before the barrier has completed and is visible to the whole
+/// workgroup after it, and the compiler moves no memory access across it.
+///
+/// Must be reached by every work-item of the workgroup (workgroup-uniform control flow).
+#[inline(always)]
+pub fn workgroup_barrier() {
+    compiler_fence(Ordering::SeqCst);
+    wait_memory();
+    amdgpu::s_barrier();
+    compiler_fence(Ordering::SeqCst);
+}
+
+/// Waits until this wave's outstanding memory operations have completed.
+#[inline(always)]
+fn wait_memory() {
+    #[cfg(iron_gfx = "gfx1201")]
+    // SAFETY: waiting on counters has no preconditions.
+    unsafe {
+        crate::llvm::s_wait_loadcnt(0);
+        crate::llvm::s_wait_storecnt(0);
+        crate::llvm::s_wait_dscnt(0);
+    }
+    #[cfg(not(iron_gfx = "gfx1201"))]
+    // SAFETY: waiting on counters has no preconditions.
+    unsafe {
+        crate::llvm::s_waitcnt(0)
+    }
+}
+
+/// Keeps the compiler from moving memory accesses across this point within the wave; lanes of a
+/// wave execute in lockstep, so this is all that wave-level LDS exchange needs. Wave-wide.
+#[inline(always)]
+pub fn wave_barrier() {
+    compiler_fence(Ordering::SeqCst);
+    amdgpu::wave_barrier();
+    compiler_fence(Ordering::SeqCst);
+}

@@ -1,0 +1,61 @@
+//! Operations across a whole workgroup, built from wave operations and a little LDS.
+
+use crate::id::{lane_id, wave_id};
+use crate::sync::workgroup_barrier;
+use crate::target::WAVE;
+use crate::wave::{self, WaveNum};
+
+/// Combines `x` over the workgroup with `wave_op` (a wave reduction) and returns the result in
+/// every work-item.
+///
+/// `scratch` is LDS the caller lends: at least `workgroup_size / WAVE` elements of `T`, not used by
+/// anything else until this returns. Workgroup-wide; the workgroup size must be a multiple of
+/// [`WAVE`].
+#[inline(always)]
+fn reduce<T: WaveNum>(
+    x: T,
+    scratch: *mut T,
+    workgroup_size: u32,
+    identity: T,
+    wave_op: fn(T) -> T,
+) -> T {
+    let partial = wave_op(x);
+    let waves = workgroup_size / WAVE;
+    if lane_id() == 0 {
+        // SAFETY: the caller lends `workgroup_size / WAVE` elements and wave_id() is below that.
+        unsafe { *scratch.add(wave_id() as usize) = partial };
+    }
+    workgroup_barrier();
+    let lane = lane_id();
+    let mine = if lane < waves {
+        // SAFETY: lane < waves, inside the lent scratch.
+        unsafe { *scratch.add(lane as usize) }
+    } else {
+        identity
+    };
+    let total = wave_op(mine);
+    workgroup_barrier();
+    total
+}
+
+/// The sum of `x` over the workgroup, in every work-item; see [`reduce_max`] for the contract.
+#[inline(always)]
+pub fn reduce_sum<T: WaveNum>(x: T, scratch: *mut T, workgroup_size: u32) -> T {
+    reduce(x, scratch, workgroup_size, T::ZERO, wave::reduce_sum)
+}
+
+/// The maximum of `x` over the workgroup, in every work-item.
+///
+/// `scratch` is LDS the caller lends: at least `workgroup_size / WAVE` elements, untouched by
+/// others until this returns. Workgroup-wide; `workgroup_size` (the launched size) must be a
+/// multiple of [`WAVE`] and at most `WAVE * WAVE`.
+#[inline(always)]
+pub fn reduce_max<T: WaveNum>(x: T, scratch: *mut T, workgroup_size: u32) -> T {
+    reduce(x, scratch, workgroup_size, T::LOWEST, wave::reduce_max)
+}
+
+/// The minimum of `x` over the workgroup, in every work-item; see [`reduce_max`] for the contract.
+#[inline(always)]
+pub fn reduce_min<T: WaveNum>(x: T, scratch: *mut T, workgroup_size: u32) -> T {
+    reduce(x, scratch, workgroup_size, T::HIGHEST, wave::reduce_min)
+}
