@@ -1,0 +1,11 @@
+//! The Iron kernel library: kernels written once in Rust for every supported gfx and both wave
+//! sizes.
+//!
+//! On the GPU each `#[kernel]` function is an exported kernel of the code object; on the host the
+//! same items are typed launch declarations (`KernelDecl`) that the host crate launches.
+//! Every kernel documents its arguments, its launch geometry and the dynamic LDS it needs.
+#![no_std]
+#![cfg_attr(target_arch = "amdgpu", feature(abi_gpu_kernel))]
+
+pub mod elementwise;
+pub mod reduce;
