@@ -1,0 +1,214 @@
+//! The post-LTO step: applies each kernel's declared launch bounds to the LTO'd module, then
+//! compiles and links it into a code object.
+//!
+//! rustc gives every kernel the default maximum workgroup of 1024 work-items (and so the
+//! register budget of 1024), with no way to say otherwise from Rust. `#[kernel]` records the
+//! bounds in a symbol `iron.launch_bounds.<kernel>` (`[u32; 4]`: max threads, min and max waves
+//! per EU, flags); here those symbols are read and deleted, and each kernel gets the attributes
+//! `amdgpu-flat-work-group-size` and `amdgpu-waves-per-eu` before `llc` compiles it.
+
+use crate::gfx::Target;
+use crate::toolchain::{Tools, run};
+use anyhow::{Context, Result, bail};
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::process::Command;
+
+/// Launch bounds as recorded by `#[kernel]`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct DeclaredBounds {
+    /// Largest workgroup in work-items.
+    pub max_threads: u32,
+    /// Minimum waves per EU (0: none).
+    pub min_waves_per_eu: u32,
+    /// Maximum waves per EU (0: none).
+    pub max_waves_per_eu: u32,
+    /// Whether scratch use is allowed.
+    pub allow_scratch: bool,
+}
+
+const BOUNDS_PREFIX: &str = "iron.launch_bounds.";
+
+/// Reads the launch-bounds records of an LLVM IR module, removes them and adds the attributes
+/// to the kernels. Returns the patched IR and the bounds per kernel name.
+pub fn apply_launch_bounds(ir: &str) -> Result<(String, BTreeMap<String, DeclaredBounds>)> {
+    let mut bounds = BTreeMap::new();
+    let mut kept = Vec::new();
+    for line in ir.lines() {
+        if let Some(rest) = record_name(line) {
+            let (name, values) = parse_record(rest)
+                .with_context(|| format!("unreadable launch-bounds record: {line}"))?;
+            bounds.insert(name, values);
+        } else {
+            kept.push(line);
+        }
+    }
+    let mut out = String::with_capacity(ir.len() + 64 * bounds.len());
+    let mut seen = Vec::new();
+    for line in kept {
+        if line.contains(BOUNDS_PREFIX) {
+            bail!("a launch-bounds record is still referenced after removal: {line}");
+        }
+        if let Some(name) = kernel_name(line) {
+            let b = bounds.get(name).with_context(|| {
+                format!(
+                    "kernel `{name}` declares no launch bounds: write it as \
+                     `#[kernel(max_threads = N)] pub fn {name}(...)`"
+                )
+            })?;
+            seen.push(name.to_string());
+            let head = line
+                .trim_end()
+                .strip_suffix('{')
+                .context("kernel definition without `{`")?;
+            out.push_str(head);
+            out.push_str(&format!(
+                "\"amdgpu-flat-work-group-size\"=\"1,{}\" ",
+                b.max_threads
+            ));
+            match (b.min_waves_per_eu, b.max_waves_per_eu) {
+                (0, _) => {}
+                (min, 0) => out.push_str(&format!("\"amdgpu-waves-per-eu\"=\"{min}\" ")),
+                (min, max) => out.push_str(&format!("\"amdgpu-waves-per-eu\"=\"{min},{max}\" ")),
+            }
+            out.push_str("{\n");
+        } else {
+            out.push_str(line);
+            out.push('\n');
+        }
+    }
+    if let Some(missing) = bounds.keys().find(|k| !seen.contains(k)) {
+        bail!(
+            "launch bounds were declared for `{missing}`, but no such kernel is exported: \
+             is the function `pub` and reachable from the crate root?"
+        );
+    }
+    Ok((out, bounds))
+}
+
+/// `Some(rest)` when `line` defines a launch-bounds record; `rest` starts at the kernel name.
+fn record_name(line: &str) -> Option<&str> {
+    line.strip_prefix("@\"iron.launch_bounds.")
+        .or_else(|| line.strip_prefix("@iron.launch_bounds."))
+}
+
+fn parse_record(rest: &str) -> Result<(String, DeclaredBounds)> {
+    let (name, value) = rest.split_once(" = ").context("no `=`")?;
+    let name = name.trim_end_matches('"').to_string();
+    let numbers = if let Some((_, list)) = value.split_once("[4 x i32] [") {
+        let list = list.split(']').next().unwrap_or_default();
+        list.split(',')
+            .map(|item| item.trim().trim_start_matches("i32 ").parse::<u32>())
+            .collect::<Result<Vec<_>, _>>()?
+    } else if let Some((_, text)) = value.split_once("[16 x i8] c\"") {
+        let bytes = unescape_c_string(text.split('"').next().unwrap_or_default())?;
+        bytes
+            .chunks_exact(4)
+            .map(|w| u32::from_le_bytes([w[0], w[1], w[2], w[3]]))
+            .collect()
+    } else {
+        bail!("not a [4 x i32] or [16 x i8] constant");
+    };
+    let [max_threads, min_waves_per_eu, max_waves_per_eu, flags] = numbers[..] else {
+        bail!("expected 4 values");
+    };
+    Ok((
+        name,
+        DeclaredBounds {
+            max_threads,
+            min_waves_per_eu,
+            max_waves_per_eu,
+            allow_scratch: flags & 1 != 0,
+        },
+    ))
+}
+
+/// The bytes of an LLVM IR string constant's body (`\XX` escapes, other characters literal).
+fn unescape_c_string(text: &str) -> Result<Vec<u8>> {
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'\\' {
+            let hex = text.get(i + 1..i + 3).context("truncated escape")?;
+            out.push(u8::from_str_radix(hex, 16)?);
+            i += 3;
+        } else {
+            out.push(bytes[i]);
+            i += 1;
+        }
+    }
+    Ok(out)
+}
+
+/// The kernel's name when `line` starts the definition of an AMDGPU kernel.
+fn kernel_name(line: &str) -> Option<&str> {
+    let rest = line.strip_prefix("define ")?;
+    let at = rest.find("amdgpu_kernel ")?;
+    let rest = &rest[at..];
+    let start = rest.find(" @")? + 2;
+    let name = &rest[start..];
+    let end = name.find('(')?;
+    Some(name[..end].trim_matches('"'))
+}
+
+/// Compiles patched IR to an object with `llc` and links it into a code object (v5).
+pub fn compile_and_link(tools: &Tools, target: Target, ir: &Path, out_dir: &Path) -> Result<()> {
+    let object = out_dir.join("kernels.o");
+    let mut llc = Command::new(&tools.llc);
+    llc.args(["-O3", "-filetype=obj", "--amdhsa-code-object-version=5"])
+        .arg(format!("-mcpu={}", target.gfx.name));
+    if target.wave == 64 && target.gfx.default_wave() == 32 {
+        llc.arg("-mattr=+wavefrontsize64");
+    }
+    run(llc.arg(ir).arg("-o").arg(&object))?;
+    run(Command::new(&tools.rust_lld)
+        .args(["-flavor", "gnu", "-shared", "--no-undefined"])
+        .arg(&object)
+        .arg("-o")
+        .arg(out_dir.join("kernels.co")))?;
+    std::fs::remove_file(&object)?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const IR: &str = r#"@iron.launch_bounds.vadd = local_unnamed_addr addrspace(1) constant [4 x i32] [i32 256, i32 2, i32 0, i32 1], align 4
+@"iron.launch_bounds.other" = local_unnamed_addr addrspace(1) constant [16 x i8] c"@\00\00\00\00\00\00\00\00\00\00\00\00\00\00\00", align 4
+define amdgpu_kernel void @vadd(ptr %a) unnamed_addr #0 {
+  ret void
+}
+define amdgpu_kernel void @other() unnamed_addr #1 {
+  ret void
+}
+"#;
+
+    #[test]
+    fn applies_and_removes_records() {
+        let (ir, bounds) = apply_launch_bounds(IR).unwrap();
+        assert!(!ir.contains("iron.launch_bounds"));
+        assert!(ir.contains(
+            "@vadd(ptr %a) unnamed_addr #0 \"amdgpu-flat-work-group-size\"=\"1,256\" \"amdgpu-waves-per-eu\"=\"2\" {"
+        ));
+        assert!(ir.contains("@other() unnamed_addr #1 \"amdgpu-flat-work-group-size\"=\"1,64\" {"));
+        assert_eq!(bounds["vadd"].max_threads, 256);
+        assert!(bounds["vadd"].allow_scratch);
+        assert!(!bounds["other"].allow_scratch);
+    }
+
+    #[test]
+    fn kernel_without_bounds_is_an_error() {
+        let ir = "define amdgpu_kernel void @bare() #0 {\n  ret void\n}\n";
+        let e = apply_launch_bounds(ir).unwrap_err().to_string();
+        assert!(e.contains("kernel `bare` declares no launch bounds"), "{e}");
+    }
+
+    #[test]
+    fn bounds_without_kernel_is_an_error() {
+        let ir = "@iron.launch_bounds.gone = constant [4 x i32] [i32 1, i32 0, i32 0, i32 0]\n";
+        let e = apply_launch_bounds(ir).unwrap_err().to_string();
+        assert!(e.contains("`gone`"), "{e}");
+    }
+}
