@@ -12,6 +12,11 @@ use std::path::Path;
 use std::process::Command;
 use std::time::Instant;
 
+/// Cargo's target directory: `CARGO_TARGET_DIR` when set, else `target/` in the workspace.
+pub fn target_dir(root: &Path) -> std::path::PathBuf {
+    std::env::var_os("CARGO_TARGET_DIR").map_or_else(|| root.join("target"), Into::into)
+}
+
 /// Builds `krate` for `targets`, writes every output and prints the resource table.
 pub fn build(
     root: &Path,
@@ -22,7 +27,7 @@ pub fn build(
 ) -> Result<Manifest> {
     let tools = Tools::locate()?;
     let layout = Layout {
-        target_dir: root.join("target"),
+        target_dir: target_dir(root),
         iron_dir: std::path::absolute(out_dir)?,
     };
     let started = Instant::now();

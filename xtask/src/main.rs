@@ -44,7 +44,7 @@ enum Cmd {
         /// Build this device crate instead of the kernel library.
         #[arg(long, value_name = "CRATE_DIR")]
         kernels: Option<PathBuf>,
-        /// Write the code objects, bundle and manifest here instead of `target/iron`.
+        /// Write the code objects, bundle and manifest here instead of `<target dir>/iron`.
         #[arg(long, value_name = "DIR")]
         out_dir: Option<PathBuf>,
         /// Show the compiler's full output.
@@ -73,7 +73,7 @@ fn main() {
                     Some(dir) => build::external_crate(&dir)?,
                     None => device_build::library_crate(&root),
                 };
-                let out_dir = out_dir.unwrap_or_else(|| root.join("target/iron"));
+                let out_dir = out_dir.unwrap_or_else(|| build::target_dir(&root).join("iron"));
                 build::build(&root, &krate, &targets, &out_dir, verbose).map(drop)
             }
             Cmd::Test => test::run_all(&root),

@@ -16,7 +16,7 @@ pub const TEST_TARGETS: &str = "all,gfx1100:w64,gfx1201:w64";
 /// Runs the whole suite.
 pub fn run_all(root: &Path) -> Result<()> {
     let targets = parse_targets(TEST_TARGETS, None)?;
-    let iron_dir = root.join("target/iron");
+    let iron_dir = build::target_dir(root).join("iron");
     build::build(
         root,
         &device_build::library_crate(root),
