@@ -54,9 +54,8 @@ const FUNCTIONS: &[&str] = &[
     "hipGetLastError",
 ];
 
-/// Types generated although no listed function names them: the legacy device-property layout
-/// (used by the optional `hipGetDeviceProperties`) and the error enum (its codes become
-/// `HipError` constants upstream of it, but the declaration documents them).
+/// Types generated although no listed function names them: the pre-6.0 device-property layout,
+/// which the sys crate passes to the optional `hipGetDeviceProperties`.
 const EXTRA_TYPES: &[&str] = &["hipDeviceProp_t"];
 
 /// Name of the generated function-table struct.
@@ -88,9 +87,10 @@ pub fn run(workspace_root: &Path) -> Result<()> {
         .blocklist_type("hipError_t")
         .derive_default(true)
         .layout_tests(true)
+        .wrap_unsafe_ops(true)
         .dynamic_library_name(TABLE_NAME)
         .dynamic_link_require_all(true)
-        .formatter(bindgen::Formatter::Rustfmt)
+        .formatter(bindgen::Formatter::None)
         .raw_line(header_comment(&version))
         .raw_line("use crate::error::HipError as hipError_t;")
         .raw_line("")
@@ -102,14 +102,15 @@ pub fn run(workspace_root: &Path) -> Result<()> {
         builder = builder.allowlist_type(regex_exact(ty));
     }
 
-    let bindings = builder
-        .generate()
-        .context("bindgen failed on the HIP headers (is libclang installed? apt-get install libclang-dev)")?;
+    let bindings = builder.generate().context(
+        "bindgen failed on the HIP headers (is libclang installed? apt-get install libclang-dev)",
+    )?;
     let text = bindings.to_string();
     check_every_function_generated(&text)?;
 
     let output = workspace_root.join(OUTPUT);
     std::fs::write(&output, text).with_context(|| format!("cannot write {}", output.display()))?;
+    rustfmt(&output)?;
     println!(
         "wrote {} from HIP {} headers in {}",
         output.display(),
@@ -171,8 +172,8 @@ fn hip_version(include_dir: &Path) -> Result<HipVersion> {
 /// The comment that opens the generated file.
 fn header_comment(version: &HipVersion) -> String {
     format!(
-        "// Generated from the HIP {version} C headers (Debian's libamdhip64-dev) by \
-         `cargo xtask bindgen-hip`\n// (xtask/src/hip_bindgen.rs). Do not edit: regenerate."
+        "// Generated from the HIP {version} C headers by `cargo xtask bindgen-hip`\n\
+         // (xtask/src/hip_bindgen.rs). Do not edit: regenerate."
     )
 }
 
@@ -180,10 +181,23 @@ fn header_comment(version: &HipVersion) -> String {
 fn symbol_list() -> String {
     let names: Vec<String> = FUNCTIONS.iter().map(|name| format!("{name:?}")).collect();
     format!(
-        "/// The symbols `{TABLE_NAME}` requires of a HIP runtime library, in table order.\n\
+        "/// The symbols `{TABLE_NAME}` requires of a HIP runtime library.\n\
          pub const HIP_FUNCTIONS: &[&str] = &[{}];",
         names.join(", ")
     )
+}
+
+/// Formats `path` in place as `cargo fmt` would (raw lines included, which bindgen's own
+/// formatting pass leaves alone).
+fn rustfmt(path: &Path) -> Result<()> {
+    let rustfmt = std::env::var_os("RUSTFMT").unwrap_or_else(|| "rustfmt".into());
+    let status = std::process::Command::new(&rustfmt)
+        .args(["--edition", "2024"])
+        .arg(path)
+        .status()
+        .with_context(|| format!("cannot run {}", rustfmt.to_string_lossy()))?;
+    ensure!(status.success(), "rustfmt failed on {}", path.display());
+    Ok(())
 }
 
 /// An allowlist pattern matching exactly `name`.
@@ -196,13 +210,10 @@ fn check_every_function_generated(text: &str) -> Result<()> {
     let missing: Vec<&str> = FUNCTIONS
         .iter()
         .copied()
-        .filter(|name| !text.contains(&format!("pub unsafe fn {name}(")))
+        .filter(|name| !text.contains(&format!("b\"{name}\\0\"")))
         .collect();
     if !missing.is_empty() {
-        bail!(
-            "the HIP headers do not declare: {}",
-            missing.join(", ")
-        );
+        bail!("the HIP headers do not declare: {}", missing.join(", "));
     }
     Ok(())
 }

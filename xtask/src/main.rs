@@ -5,10 +5,12 @@
 //!   and `target/iron/manifest.json`, and prints a resource table.
 //! - `cargo xtask test`: builds every target and runs every test of the workspace, the code-object
 //!   checks included.
+//! - `cargo xtask bindgen-hip`: regenerates the committed HIP runtime bindings.
 
 mod build;
 mod device_build;
 mod gfx;
+mod hip_bindgen;
 mod manifest;
 mod post_lto;
 mod resources;
@@ -53,6 +55,9 @@ enum Cmd {
     },
     /// Build every target and run every test.
     Test,
+    /// Regenerate host/hip-runtime-sys's bindings from the HIP C headers (needs the Debian
+    /// packages libamdhip64-dev and libclang-dev).
+    BindgenHip,
 }
 
 fn main() {
@@ -77,6 +82,7 @@ fn main() {
                 build::build(&root, &krate, &targets, &out_dir, verbose).map(drop)
             }
             Cmd::Test => test::run_all(&root),
+            Cmd::BindgenHip => hip_bindgen::run(&root),
         }
     })();
     if let Err(e) = result {
