@@ -7,5 +7,6 @@
 #![no_std]
 #![cfg_attr(target_arch = "amdgpu", feature(abi_gpu_kernel))]
 
+pub mod dequant;
 pub mod elementwise;
 pub mod reduce;
