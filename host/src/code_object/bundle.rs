@@ -261,6 +261,8 @@ impl Bundle {
                 out.extend_from_slice(&entry.data);
             }
         }
+        // Empty entries at the end still get an offset inside the file.
+        out.resize(out.len().max(cursor as usize), 0);
         out
     }
 
