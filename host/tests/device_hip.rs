@@ -47,7 +47,7 @@ fn without_a_gpu_opening_a_hip_device_says_why() {
 
 #[test]
 #[ignore = "needs an AMD GPU"]
-fn hip_device_properties_and_buffers() {
+fn gpu_hip_device_properties_and_buffers() {
     let Some(device) = gpu() else { return };
     let properties = device.properties();
     println!("{device:?}: {properties:?}");
@@ -72,7 +72,7 @@ fn hip_device_properties_and_buffers() {
 
 #[test]
 #[ignore = "needs an AMD GPU and the code objects of `cargo xtask build` (IRON_ARTIFACTS)"]
-fn hip_runs_the_library_kernels() {
+fn gpu_hip_runs_the_library_kernels() {
     let Some(device) = gpu() else { return };
     let module = device.load_module(&built_bundle()).unwrap();
     let add = module.kernel(elementwise::add_f32).unwrap();

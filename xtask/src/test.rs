@@ -1,5 +1,6 @@
 //! `cargo xtask test`: build every target, then run every test of the workspace with the build's
-//! outputs available (the code-object checks and, where a device exists, the kernel runs).
+//! outputs available (the code-object checks and, where a device exists, the kernel runs). Tests
+//! named `gpu_*` need an AMD GPU: without one they are skipped, and the summary says why.
 
 use crate::build;
 use crate::device_build;
@@ -25,13 +26,33 @@ pub fn run_all(root: &Path) -> Result<()> {
         false,
     )?;
     let tools = Tools::locate()?;
+    let no_gpu = missing_gpu_reason();
     eprintln!("running the workspace tests");
-    let status = Command::new(&tools.cargo)
+    let mut cargo = Command::new(&tools.cargo);
+    cargo
         .args(["test", "--workspace", "--", "--include-ignored"])
-        .env("IRON_ARTIFACTS", &iron_dir)
-        .status()?;
+        .env("IRON_ARTIFACTS", &iron_dir);
+    if no_gpu.is_some() {
+        cargo.args(["--skip", GPU_TEST_PREFIX]);
+    }
+    let status = cargo.status()?;
+    if let Some(reason) = &no_gpu {
+        eprintln!("skipped: the tests named {GPU_TEST_PREFIX}* (they need an AMD GPU: {reason})");
+    }
     if !status.success() {
         bail!("tests failed");
     }
     Ok(())
+}
+
+/// Tests whose names start with this need a real AMD GPU.
+const GPU_TEST_PREFIX: &str = "gpu_";
+
+/// Why the GPU tests cannot run here, or `None` when a HIP device is present.
+fn missing_gpu_reason() -> Option<String> {
+    match iron::Device::hip_devices() {
+        Ok(devices) if !devices.is_empty() => None,
+        Ok(_) => Some("the HIP runtime reports no device".into()),
+        Err(e) => Some(e.to_string()),
+    }
 }
