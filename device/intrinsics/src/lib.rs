@@ -31,6 +31,10 @@ pub mod target;
 #[cfg(target_arch = "amdgpu")]
 pub mod atomic;
 #[cfg(target_arch = "amdgpu")]
+pub mod fmath;
+#[cfg(target_arch = "amdgpu")]
+pub mod half;
+#[cfg(target_arch = "amdgpu")]
 pub mod id;
 #[cfg(target_arch = "amdgpu")]
 pub mod lds;

@@ -7,6 +7,14 @@
 #![no_std]
 #![cfg_attr(target_arch = "amdgpu", feature(abi_gpu_kernel))]
 
+pub mod cast;
 pub mod dequant;
+pub mod dtype;
 pub mod elementwise;
+pub mod elementwise_float;
+pub mod norm;
 pub mod reduce;
+#[cfg(target_arch = "amdgpu")]
+mod row;
+pub mod row_reduce;
+pub mod softmax;

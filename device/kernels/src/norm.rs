@@ -1,0 +1,286 @@
+//! Row normalizations of a row-major `[rows, cols]` tensor, f32, f16 or bf16 in and out (weight
+//! and bias in the same type), with f32 accumulation:
+//! - `rmsnorm_<t>(x, weight, y, rows, cols, eps)`:
+//!   `y = x / sqrt(mean(x^2) + eps) * weight`;
+//! - `layernorm_<t>(x, weight, bias, y, rows, cols, eps)`:
+//!   `y = (x - mean(x)) / sqrt(var(x) + eps) * weight + bias`, with the biased variance
+//!   `mean((x - mean(x))^2)` (two passes over the row, no cancellation).
+//!
+//! `weight` and `bias` hold `cols` elements and apply to every row. `y` may be `x`; other overlaps
+//! are not allowed. Any `rows` and `cols` (with `cols = 0` nothing is written).
+//!
+//! A row of up to `32 * workgroup_size` elements is read once into registers; a longer row is read
+//! again for each pass (rmsnorm: twice, layernorm: three times).
+//!
+//! Accesses are 16 bytes wide when `cols` is a multiple of 4 (f32) or 8 (f16/bf16), one element
+//! wide otherwise. Buffers must be 16-byte aligned; a row must be shorter than 4 GiB.
+//!
+//! Launch: one 1-D workgroup per row (workgroup `g` takes row `g`: a grid of at least `rows`
+//! workgroups); workgroup size a multiple of the wave size, up to 1024; dynamic LDS of
+//! `4 * workgroup_size / WAVE` bytes (128 bytes covers every size and target).
+
+use crate::dtype::{bf16, f16};
+#[cfg(target_arch = "amdgpu")]
+use crate::{
+    dtype::{Float, load_near, narrow, store_near, widen},
+    row::{Resident, RowValues, Share, Streamed, this_workgroups_row},
+};
+use iron_intrinsics::kernel;
+#[cfg(target_arch = "amdgpu")]
+use iron_intrinsics::{fmath::sqrt, id::workgroup_size_x, lds, math::mul_add, workgroup};
+
+/// The sum of `x` over the workgroup, in every work-item. Workgroup-wide.
+#[cfg(target_arch = "amdgpu")]
+#[inline(always)]
+fn workgroup_sum(x: f32) -> f32 {
+    workgroup::reduce_sum(x, lds::dynamic::<f32>(), workgroup_size_x())
+}
+
+/// Calls `resident(values, row)` or `streamed(values, row)` for this workgroup's row, with the
+/// row's values resident in registers when they fit; `V` elements per chunk.
+#[cfg(target_arch = "amdgpu")]
+#[inline(always)]
+fn with_row_values<T: Float, const V: usize>(
+    x: *const T,
+    rows: u32,
+    cols: u32,
+    resident: impl FnOnce(&Resident<V>, usize),
+    streamed: impl FnOnce(&Streamed<T, V>, usize),
+) {
+    let Some(r) = this_workgroups_row(rows) else {
+        return;
+    };
+    let share = Share::of_this_workitem(cols / V as u32);
+    // SAFETY: x holds rows * cols elements; row r starts 16-byte aligned when V elements fill 16
+    // bytes, since cols is then a multiple of V.
+    let row = unsafe { x.add(r * cols as usize) };
+    if Resident::<V>::fits(cols / V as u32) {
+        // SAFETY: as above.
+        resident(&unsafe { Resident::<V>::load(row, share) }, r);
+    } else {
+        // SAFETY: as above.
+        streamed(&unsafe { Streamed::<T, V>::new(row, share) }, r);
+    }
+}
+
+/// RMSNorm of one row whose values this work-item sees through `values`; writes `y_row`.
+#[cfg(target_arch = "amdgpu")]
+#[inline(always)]
+fn rmsnorm_row<T: Float, const V: usize>(
+    values: &impl RowValues<V>,
+    weight: *const T,
+    y_row: *mut T,
+    cols: u32,
+    eps: f32,
+) {
+    let mut squares = 0.0;
+    values.visit(|_, v| {
+        for x in v {
+            squares = mul_add(x, x, squares);
+        }
+    });
+    let scale = 1.0 / sqrt(workgroup_sum(squares) / cols as f32 + eps);
+    values.visit(|c, v| {
+        // SAFETY: chunk c lies in the row and in weight (cols elements each).
+        let w = widen(unsafe { load_near::<T, V>(weight, c) });
+        let out: [f32; V] = core::array::from_fn(|l| v[l] * scale * w[l]);
+        // SAFETY: as above.
+        unsafe { store_near::<T, V>(y_row, c, narrow(out)) };
+    });
+}
+
+/// LayerNorm of one row whose values this work-item sees through `values`; writes `y_row`.
+#[cfg(target_arch = "amdgpu")]
+#[inline(always)]
+fn layernorm_row<T: Float, const V: usize>(
+    values: &impl RowValues<V>,
+    weight: *const T,
+    bias: *const T,
+    y_row: *mut T,
+    cols: u32,
+    eps: f32,
+) {
+    let mut sum = 0.0;
+    values.visit(|_, v| {
+        for x in v {
+            sum += x;
+        }
+    });
+    let mean = workgroup_sum(sum) / cols as f32;
+    let mut squares = 0.0;
+    values.visit(|_, v| {
+        for x in v {
+            squares = mul_add(x - mean, x - mean, squares);
+        }
+    });
+    let scale = 1.0 / sqrt(workgroup_sum(squares) / cols as f32 + eps);
+    values.visit(|c, v| {
+        // SAFETY: chunk c lies in the row, in weight and in bias (cols elements each).
+        let (w, b) = unsafe {
+            (
+                widen(load_near::<T, V>(weight, c)),
+                widen(load_near::<T, V>(bias, c)),
+            )
+        };
+        let out: [f32; V] = core::array::from_fn(|l| mul_add((v[l] - mean) * scale, w[l], b[l]));
+        // SAFETY: as above.
+        unsafe { store_near::<T, V>(y_row, c, narrow(out)) };
+    });
+}
+
+/// RMSNorm over all rows, `V` elements per chunk (`cols` a multiple of `V`).
+#[cfg(target_arch = "amdgpu")]
+#[inline(always)]
+fn rmsnorm_chunked<T: Float, const V: usize>(
+    x: *const T,
+    weight: *const T,
+    y: *mut T,
+    rows: u32,
+    cols: u32,
+    eps: f32,
+) {
+    // SAFETY (both closures): y holds rows * cols elements, like x.
+    let y_row = |r: usize| unsafe { y.add(r * cols as usize) };
+    with_row_values::<T, V>(
+        x,
+        rows,
+        cols,
+        |values, r| rmsnorm_row::<T, V>(values, weight, y_row(r), cols, eps),
+        |values, r| rmsnorm_row::<T, V>(values, weight, y_row(r), cols, eps),
+    );
+}
+
+/// LayerNorm over all rows, `V` elements per chunk (`cols` a multiple of `V`).
+#[cfg(target_arch = "amdgpu")]
+#[inline(always)]
+fn layernorm_chunked<T: Float, const V: usize>(
+    x: *const T,
+    weight: *const T,
+    bias: *const T,
+    y: *mut T,
+    rows: u32,
+    cols: u32,
+    eps: f32,
+) {
+    // SAFETY (both closures): y holds rows * cols elements, like x.
+    let y_row = |r: usize| unsafe { y.add(r * cols as usize) };
+    with_row_values::<T, V>(
+        x,
+        rows,
+        cols,
+        |values, r| layernorm_row::<T, V>(values, weight, bias, y_row(r), cols, eps),
+        |values, r| layernorm_row::<T, V>(values, weight, bias, y_row(r), cols, eps),
+    );
+}
+
+/// RMSNorm; `PACK` is [`Float::PACK`], spelled out by each kernel as a const argument.
+#[cfg(target_arch = "amdgpu")]
+#[inline(always)]
+fn rmsnorm<T: Float, const PACK: usize>(
+    x: *const T,
+    weight: *const T,
+    y: *mut T,
+    rows: u32,
+    cols: u32,
+    eps: f32,
+) {
+    const { assert!(PACK == T::PACK) };
+    if cols == 0 {
+        return;
+    }
+    if cols.is_multiple_of(PACK as u32) {
+        rmsnorm_chunked::<T, PACK>(x, weight, y, rows, cols, eps);
+    } else {
+        rmsnorm_chunked::<T, 1>(x, weight, y, rows, cols, eps);
+    }
+}
+
+/// LayerNorm; `PACK` is [`Float::PACK`], spelled out by each kernel as a const argument.
+#[cfg(target_arch = "amdgpu")]
+#[inline(always)]
+fn layernorm<T: Float, const PACK: usize>(
+    x: *const T,
+    weight: *const T,
+    bias: *const T,
+    y: *mut T,
+    rows: u32,
+    cols: u32,
+    eps: f32,
+) {
+    const { assert!(PACK == T::PACK) };
+    if cols == 0 {
+        return;
+    }
+    if cols.is_multiple_of(PACK as u32) {
+        layernorm_chunked::<T, PACK>(x, weight, bias, y, rows, cols, eps);
+    } else {
+        layernorm_chunked::<T, 1>(x, weight, bias, y, rows, cols, eps);
+    }
+}
+
+/// RMSNorm of each row, f32; see the module docs.
+#[kernel(max_threads = 1024)]
+pub fn rmsnorm_f32(x: *const f32, weight: *const f32, y: *mut f32, rows: u32, cols: u32, eps: f32) {
+    rmsnorm::<f32, 4>(x, weight, y, rows, cols, eps);
+}
+
+/// RMSNorm of each row, f16; see the module docs.
+#[kernel(max_threads = 1024)]
+pub fn rmsnorm_f16(x: *const f16, weight: *const f16, y: *mut f16, rows: u32, cols: u32, eps: f32) {
+    rmsnorm::<f16, 8>(x, weight, y, rows, cols, eps);
+}
+
+/// RMSNorm of each row, bf16; see the module docs.
+#[kernel(max_threads = 1024)]
+pub fn rmsnorm_bf16(
+    x: *const bf16,
+    weight: *const bf16,
+    y: *mut bf16,
+    rows: u32,
+    cols: u32,
+    eps: f32,
+) {
+    rmsnorm::<bf16, 8>(x, weight, y, rows, cols, eps);
+}
+
+/// LayerNorm of each row, f32; see the module docs.
+#[kernel(max_threads = 1024)]
+pub fn layernorm_f32(
+    x: *const f32,
+    weight: *const f32,
+    bias: *const f32,
+    y: *mut f32,
+    rows: u32,
+    cols: u32,
+    eps: f32,
+) {
+    layernorm::<f32, 4>(x, weight, bias, y, rows, cols, eps);
+}
+
+/// LayerNorm of each row, f16; see the module docs.
+#[kernel(max_threads = 1024)]
+pub fn layernorm_f16(
+    x: *const f16,
+    weight: *const f16,
+    bias: *const f16,
+    y: *mut f16,
+    rows: u32,
+    cols: u32,
+    eps: f32,
+) {
+    layernorm::<f16, 8>(x, weight, bias, y, rows, cols, eps);
+}
+
+/// LayerNorm of each row, bf16; see the module docs.
+#[kernel(max_threads = 1024)]
+pub fn layernorm_bf16(
+    x: *const bf16,
+    weight: *const bf16,
+    bias: *const bf16,
+    y: *mut bf16,
+    rows: u32,
+    cols: u32,
+    eps: f32,
+) {
+    layernorm::<bf16, 8>(x, weight, bias, y, rows, cols, eps);
+}

@@ -1,0 +1,158 @@
+//! How row kernels walk a row-major `[rows, cols]` tensor: workgroup `g` takes row `g` (the grid
+//! has at least `rows` workgroups; extra ones do nothing), the row cut into chunks of `V`
+//! elements, work-item `t` of a workgroup of `W` owning chunks `t, t + W, t + 2W, ...`
+//! (neighbouring work-items read neighbouring chunks).
+//!
+//! One row per workgroup, rather than a loop over rows, keeps the per-chunk addresses of row-shared
+//! operands (a norm's weight and bias) from being hoisted out of that loop into registers.
+//!
+//! `V` is the number of elements in 16 bytes when `cols` is a multiple of it (every row then
+//! starts 16-byte aligned, given an aligned buffer) and 1 otherwise, so rows of any length work
+//! and the common ones move 16 bytes per access.
+//!
+//! A work-item's share of a row is read either from memory each time it is visited
+//! ([`Streamed`]) or once into registers ([`Resident`], up to [`RESIDENT_ELEMS`] elements per
+//! work-item); kernels written against [`RowValues`] run on both.
+
+use crate::dtype::{Float, load_near, widen};
+use iron_intrinsics::id::{workgroup_id_x, workgroup_size_x, workitem_id_x};
+
+/// Elements of a row each work-item can hold in registers (32 VGPRs).
+pub const RESIDENT_ELEMS: usize = 32;
+
+/// The row of `rows` this workgroup handles, if any. Workgroup-uniform.
+#[inline(always)]
+pub fn this_workgroups_row(rows: u32) -> Option<usize> {
+    let row = workgroup_id_x();
+    (row < rows).then_some(row as usize)
+}
+
+/// The chunks of a row this work-item owns: `first, first + stride, ...` below `chunks`.
+#[derive(Clone, Copy)]
+pub struct Share {
+    first: u32,
+    stride: u32,
+    chunks: u32,
+}
+
+impl Share {
+    /// This work-item's share of a row of `chunks` chunks.
+    #[inline(always)]
+    pub fn of_this_workitem(chunks: u32) -> Self {
+        Self {
+            first: workitem_id_x(),
+            stride: workgroup_size_x(),
+            chunks,
+        }
+    }
+
+    /// Calls `f(chunk)` for each owned chunk, in increasing order.
+    #[inline(always)]
+    pub fn for_each(self, mut f: impl FnMut(u32)) {
+        let mut c = self.first;
+        while c < self.chunks {
+            f(c);
+            c += self.stride;
+        }
+    }
+}
+
+/// A work-item's share of one row, as f32 values in chunks of `V`.
+pub trait RowValues<const V: usize> {
+    /// Calls `f(chunk, values)` for each chunk of the row this work-item owns, in increasing
+    /// order of chunk.
+    fn visit(&self, f: impl FnMut(u32, [f32; V]));
+}
+
+/// A share read from memory at each visit.
+pub struct Streamed<T, const V: usize> {
+    row: *const T,
+    share: Share,
+}
+
+impl<T: Float, const V: usize> Streamed<T, V> {
+    /// The share `share` of the row starting at `row`.
+    ///
+    /// # Safety
+    /// `row` must hold the `V * share.chunks` elements the share covers (less than 4 GiB),
+    /// 16-byte aligned when `V` elements fill 16 bytes.
+    #[inline(always)]
+    pub unsafe fn new(row: *const T, share: Share) -> Self {
+        Self { row, share }
+    }
+}
+
+impl<T: Float, const V: usize> RowValues<V> for Streamed<T, V> {
+    #[inline(always)]
+    fn visit(&self, mut f: impl FnMut(u32, [f32; V])) {
+        self.share.for_each(|c| {
+            // SAFETY: c < chunks, inside the row `new`'s caller vouched for.
+            f(c, widen(unsafe { load_near::<T, V>(self.row, c) }));
+        });
+    }
+}
+
+/// A share read once into registers: at most [`RESIDENT_ELEMS`] / `V` chunks per work-item.
+pub struct Resident<const V: usize> {
+    values: [f32; RESIDENT_ELEMS],
+    share: Share,
+}
+
+impl<const V: usize> Resident<V> {
+    /// Chunks a work-item holds.
+    const CHUNKS: usize = RESIDENT_ELEMS / V;
+
+    /// Whether a row of `chunks` chunks fits in the registers of the workgroup (the same answer
+    /// in every work-item).
+    #[inline(always)]
+    pub fn fits(chunks: u32) -> bool {
+        chunks <= Self::CHUNKS as u32 * workgroup_size_x()
+    }
+
+    /// Reads the share `share` of the row starting at `row` (which must [`Self::fits`]).
+    ///
+    /// # Safety
+    /// As for [`Streamed::new`].
+    #[inline(always)]
+    pub unsafe fn load<T: Float>(row: *const T, share: Share) -> Self {
+        let mut values = [0.0; RESIDENT_ELEMS];
+        for k in 0..Self::CHUNKS {
+            let c = share.first + k as u32 * share.stride;
+            if c < share.chunks {
+                // SAFETY: c < chunks, inside the row the caller vouched for.
+                let chunk = widen(unsafe { load_near::<T, V>(row, c) });
+                values[k * V..k * V + V].copy_from_slice(&chunk);
+            }
+        }
+        Self { values, share }
+    }
+
+    /// Replaces each owned chunk's values `v` by `f(v)`.
+    #[inline(always)]
+    pub fn update(&mut self, mut f: impl FnMut([f32; V]) -> [f32; V]) {
+        for k in 0..Self::CHUNKS {
+            if self.share.first + (k as u32) * self.share.stride < self.share.chunks {
+                let new = f(self.chunk(k));
+                self.values[k * V..k * V + V].copy_from_slice(&new);
+            }
+        }
+    }
+
+    /// The values of held chunk `k`.
+    #[inline(always)]
+    fn chunk(&self, k: usize) -> [f32; V] {
+        core::array::from_fn(|l| self.values[k * V + l])
+    }
+}
+
+impl<const V: usize> RowValues<V> for Resident<V> {
+    #[inline(always)]
+    fn visit(&self, mut f: impl FnMut(u32, [f32; V])) {
+        for k in 0..Self::CHUNKS {
+            let c = self.share.first + k as u32 * self.share.stride;
+            if c < self.share.chunks {
+                f(c, self.chunk(k));
+            }
+        }
+    }
+}

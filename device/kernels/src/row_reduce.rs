@@ -1,0 +1,250 @@
+//! Reductions of each row of a row-major `[rows, cols]` tensor (f32, f16 or bf16) to one value:
+//! `row_sum_<t>`, `row_max_<t>` (f32 out) and `row_argmax_<t>` (u32 out), with arguments
+//! `(x, out, rows, cols)`; `out` holds `rows` elements. Any `rows` and `cols`.
+//!
+//! - sum: f32 accumulation (each work-item sums its chunks lane by lane, then the lanes, then the
+//!   workgroup combines); a NaN or opposite infinities give NaN; an empty row gives 0.
+//! - max: exact; NaN counts as larger than every number, so a row holding a NaN gives NaN (as
+//!   `torch.max` and `numpy.max` do); an empty row gives `-inf`.
+//! - argmax: the index of the first maximal element, in the same order (a NaN is maximal, so the
+//!   first NaN wins; -0 and +0 are equal); an empty row gives `u32::MAX`.
+//!
+//! max and argmax compare integer keys (the f32 bits mapped to an unsigned order) with the vocabulary's u32 reductions: the
+//! workgroup finds the largest key, then the smallest index holding it.
+//!
+//! Accesses are 16 bytes wide when `cols` is a multiple of 4 (f32) or 8 (f16/bf16), one element
+//! wide otherwise. Buffers must be 16-byte aligned; a row must be shorter than 4 GiB.
+//!
+//! Launch: one 1-D workgroup per row (workgroup `g` takes row `g`: a grid of at least `rows`
+//! workgroups); workgroup size a multiple of the wave size, up to 1024 (a single wave suits short rows); dynamic LDS of
+//! `4 * workgroup_size / WAVE` bytes (128 bytes covers every size and target).
+
+use crate::dtype::{bf16, f16};
+#[cfg(target_arch = "amdgpu")]
+use crate::{
+    dtype::Float,
+    row::{RowValues, Share, Streamed, this_workgroups_row},
+};
+use iron_intrinsics::kernel;
+#[cfg(target_arch = "amdgpu")]
+use iron_intrinsics::{
+    id::{workgroup_size_x, workitem_id_x},
+    lds, workgroup,
+};
+
+/// A u32 whose unsigned order is the order of the f32 values, NaN (any) above `+inf`, `-0` just
+/// below `+0`.
+#[cfg(target_arch = "amdgpu")]
+#[inline(always)]
+fn order_key(x: f32) -> u32 {
+    let bits = x.to_bits();
+    if x.is_nan() {
+        u32::MAX
+    } else if bits >> 31 == 1 {
+        !bits
+    } else {
+        bits | 0x8000_0000
+    }
+}
+
+/// The f32 of an [`order_key`] (`u32::MAX` gives a NaN).
+#[cfg(target_arch = "amdgpu")]
+#[inline(always)]
+fn from_order_key(key: u32) -> f32 {
+    f32::from_bits(if key >> 31 == 1 {
+        key & 0x7FFF_FFFF
+    } else {
+        !key
+    })
+}
+
+/// [`order_key`] with the two zeros equal, for argmax ties.
+#[cfg(target_arch = "amdgpu")]
+#[inline(always)]
+fn argmax_key(x: f32) -> u32 {
+    if x.to_bits() & 0x7FFF_FFFF == 0 {
+        order_key(0.0)
+    } else {
+        order_key(x)
+    }
+}
+
+/// A reduction of a row to one value.
+#[cfg(target_arch = "amdgpu")]
+trait Reduction {
+    /// The result's type.
+    type Out: Copy;
+    /// The result for the row whose values this work-item sees through `values`, in every
+    /// work-item. Workgroup-wide.
+    fn reduce<const V: usize>(values: &impl RowValues<V>) -> Self::Out;
+}
+
+/// The row's sum, in f32.
+#[cfg(target_arch = "amdgpu")]
+struct Sum;
+
+#[cfg(target_arch = "amdgpu")]
+impl Reduction for Sum {
+    type Out = f32;
+    #[inline(always)]
+    fn reduce<const V: usize>(values: &impl RowValues<V>) -> f32 {
+        let mut lanes = [0.0f32; V];
+        values.visit(|_, v| {
+            for l in 0..V {
+                lanes[l] += v[l];
+            }
+        });
+        let mine = lanes[1..].iter().fold(lanes[0], |a, &b| a + b);
+        workgroup::reduce_sum(mine, lds::dynamic::<f32>(), workgroup_size_x())
+    }
+}
+
+/// The row's maximum.
+#[cfg(target_arch = "amdgpu")]
+struct Max;
+
+#[cfg(target_arch = "amdgpu")]
+impl Reduction for Max {
+    type Out = f32;
+    #[inline(always)]
+    fn reduce<const V: usize>(values: &impl RowValues<V>) -> f32 {
+        let mut best = order_key(f32::NEG_INFINITY);
+        values.visit(|_, v| {
+            for x in v {
+                best = best.max(order_key(x));
+            }
+        });
+        from_order_key(workgroup::reduce_max(
+            best,
+            lds::dynamic::<u32>(),
+            workgroup_size_x(),
+        ))
+    }
+}
+
+/// The index of the row's first maximal element.
+#[cfg(target_arch = "amdgpu")]
+struct Argmax;
+
+#[cfg(target_arch = "amdgpu")]
+impl Reduction for Argmax {
+    type Out = u32;
+    #[inline(always)]
+    fn reduce<const V: usize>(values: &impl RowValues<V>) -> u32 {
+        // Key 0 lies below every element's key, so the first element always replaces it.
+        let (mut best, mut index) = (0, u32::MAX);
+        values.visit(|c, v| {
+            for (l, x) in v.into_iter().enumerate() {
+                let key = argmax_key(x);
+                if key > best {
+                    best = key;
+                    index = c * V as u32 + l as u32;
+                }
+            }
+        });
+        let scratch = lds::dynamic::<u32>();
+        let row_best = workgroup::reduce_max(best, scratch, workgroup_size_x());
+        let candidate = if best == row_best { index } else { u32::MAX };
+        workgroup::reduce_min(candidate, scratch, workgroup_size_x())
+    }
+}
+
+/// Reduces this workgroup's row with `R` and stores the result at `out[row]` from work-item 0;
+/// `V` elements per chunk (`cols` a multiple of `V`).
+#[cfg(target_arch = "amdgpu")]
+#[inline(always)]
+fn reduce_row<T: Float, R: Reduction, const V: usize>(
+    x: *const T,
+    out: *mut R::Out,
+    rows: u32,
+    cols: u32,
+) {
+    let Some(r) = this_workgroups_row(rows) else {
+        return;
+    };
+    // SAFETY: x holds rows * cols elements; row r starts 16-byte aligned when V elements fill 16
+    // bytes, since cols is then a multiple of V.
+    let values = unsafe {
+        Streamed::<T, V>::new(
+            x.add(r * cols as usize),
+            Share::of_this_workitem(cols / V as u32),
+        )
+    };
+    let result = R::reduce(&values);
+    if workitem_id_x() == 0 {
+        // SAFETY: out holds rows elements and r < rows.
+        unsafe { *out.add(r) = result };
+    }
+}
+
+/// Reduces every row with `R`: 16-byte chunks when `cols` is a multiple of `PACK` (that is,
+/// [`Float::PACK`], spelled out by each kernel as a const argument), single elements otherwise.
+#[cfg(target_arch = "amdgpu")]
+#[inline(always)]
+fn reduce_rows<T: Float, R: Reduction, const PACK: usize>(
+    x: *const T,
+    out: *mut R::Out,
+    rows: u32,
+    cols: u32,
+) {
+    const { assert!(PACK == T::PACK) };
+    if cols.is_multiple_of(PACK as u32) {
+        reduce_row::<T, R, PACK>(x, out, rows, cols);
+    } else {
+        reduce_row::<T, R, 1>(x, out, rows, cols);
+    }
+}
+
+/// Sum of each row of f32; see the module docs.
+#[kernel(max_threads = 1024)]
+pub fn row_sum_f32(x: *const f32, out: *mut f32, rows: u32, cols: u32) {
+    reduce_rows::<f32, Sum, 4>(x, out, rows, cols);
+}
+
+/// Sum of each row of f16, in f32; see the module docs.
+#[kernel(max_threads = 1024)]
+pub fn row_sum_f16(x: *const f16, out: *mut f32, rows: u32, cols: u32) {
+    reduce_rows::<f16, Sum, 8>(x, out, rows, cols);
+}
+
+/// Sum of each row of bf16, in f32; see the module docs.
+#[kernel(max_threads = 1024)]
+pub fn row_sum_bf16(x: *const bf16, out: *mut f32, rows: u32, cols: u32) {
+    reduce_rows::<bf16, Sum, 8>(x, out, rows, cols);
+}
+
+/// Maximum of each row of f32; see the module docs.
+#[kernel(max_threads = 1024)]
+pub fn row_max_f32(x: *const f32, out: *mut f32, rows: u32, cols: u32) {
+    reduce_rows::<f32, Max, 4>(x, out, rows, cols);
+}
+
+/// Maximum of each row of f16, as f32; see the module docs.
+#[kernel(max_threads = 1024)]
+pub fn row_max_f16(x: *const f16, out: *mut f32, rows: u32, cols: u32) {
+    reduce_rows::<f16, Max, 8>(x, out, rows, cols);
+}
+
+/// Maximum of each row of bf16, as f32; see the module docs.
+#[kernel(max_threads = 1024)]
+pub fn row_max_bf16(x: *const bf16, out: *mut f32, rows: u32, cols: u32) {
+    reduce_rows::<bf16, Max, 8>(x, out, rows, cols);
+}
+
+/// Index of the first maximum of each row of f32; see the module docs.
+#[kernel(max_threads = 1024)]
+pub fn row_argmax_f32(x: *const f32, out: *mut u32, rows: u32, cols: u32) {
+    reduce_rows::<f32, Argmax, 4>(x, out, rows, cols);
+}
+
+/// Index of the first maximum of each row of f16; see the module docs.
+#[kernel(max_threads = 1024)]
+pub fn row_argmax_f16(x: *const f16, out: *mut u32, rows: u32, cols: u32) {
+    reduce_rows::<f16, Argmax, 8>(x, out, rows, cols);
+}
+
+/// Index of the first maximum of each row of bf16; see the module docs.
+#[kernel(max_threads = 1024)]
+pub fn row_argmax_bf16(x: *const bf16, out: *mut u32, rows: u32, cols: u32) {
+    reduce_rows::<bf16, Argmax, 8>(x, out, rows, cols);
+}
