@@ -1,6 +1,8 @@
 //! Shared helpers of Iron's integration tests: where the build's outputs are and how to read the
 //! build manifest.
 
+pub mod oracle;
+
 use std::path::PathBuf;
 
 /// One kernel row of `target/iron/manifest.json`.

@@ -1,0 +1,19 @@
+//! CPU references ("oracles") for the kernel library's elementwise, cast, row-reduction, norm
+//! and softmax kernels: plain f64 arithmetic (exact integer-free formulas for the number
+//! formats), each result paired with the error a correct kernel may make ([`Expected`]), derived
+//! from the kernel's documented arithmetic rather than from its output.
+//!
+//! A test decodes the kernel's inputs to f64 with [`Format::decode`], runs the kernel, decodes
+//! its outputs the same way and checks each with [`Expected::accepts`] (casts compare codes with
+//! [`cast::cast_matches`]).
+
+pub mod cast;
+pub mod elementwise;
+pub mod expected;
+pub mod format;
+pub mod norm;
+pub mod row_reduce;
+pub mod softmax;
+
+pub use expected::Expected;
+pub use format::{Format, Overflow};
