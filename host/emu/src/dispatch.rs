@@ -1,0 +1,212 @@
+//! The emulated GPU's interface: what a driver hands the hardware to run a kernel.
+//!
+//! The driver loads the code object's text at an address, allocates and fills memory, and dispatches a
+//! kernel: entry address, kernel descriptor, kernarg bytes, grid and workgroup size, dynamic LDS size.
+//! The emulator builds the HSA dispatch packet and the kernarg segment in device memory, sets up each
+//! wave's initial registers from the descriptor as the hardware does, and runs the waves.
+
+use crate::counters::Counters;
+use crate::error::EmuError;
+use crate::gfx9;
+use crate::memory::DeviceMemory;
+use crate::target::Target;
+
+/// The fields of a kernel descriptor (`<kernel>.kd`, 64 bytes) that the hardware reads.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct KernelDescriptor {
+    /// Static LDS bytes per workgroup.
+    pub group_segment_fixed_size: u32,
+    /// Scratch bytes per work-item.
+    pub private_segment_fixed_size: u32,
+    /// Size of the kernarg segment.
+    pub kernarg_size: u32,
+    /// Entry point relative to the descriptor's own address.
+    pub kernel_code_entry_byte_offset: i64,
+    /// COMPUTE_PGM_RSRC3 (gfx90a+: accumulation register offset, tg_split).
+    pub compute_pgm_rsrc3: u32,
+    /// COMPUTE_PGM_RSRC1 (register counts, float mode, IEEE and DX10 clamp modes).
+    pub compute_pgm_rsrc1: u32,
+    /// COMPUTE_PGM_RSRC2 (scratch, user SGPR count, system SGPR/VGPR enables).
+    pub compute_pgm_rsrc2: u32,
+    /// Which user SGPRs are initialised, and the wave size.
+    pub kernel_code_properties: u16,
+    /// Kernarg preload: length (bits 6:0) and offset in dwords (bits 15:7).
+    pub kernarg_preload: u16,
+}
+
+impl KernelDescriptor {
+    /// Size of a kernel descriptor in bytes.
+    pub const SIZE: usize = 64;
+
+    /// Parses the 64 descriptor bytes (`None` if fewer are given).
+    pub fn from_bytes(b: &[u8]) -> Option<KernelDescriptor> {
+        let b = b.get(..Self::SIZE)?;
+        let u32_at = |o: usize| u32::from_le_bytes([b[o], b[o + 1], b[o + 2], b[o + 3]]);
+        let u16_at = |o: usize| u16::from_le_bytes([b[o], b[o + 1]]);
+        let mut off = [0u8; 8];
+        off.copy_from_slice(&b[16..24]);
+        Some(KernelDescriptor {
+            group_segment_fixed_size: u32_at(0),
+            private_segment_fixed_size: u32_at(4),
+            kernarg_size: u32_at(8),
+            kernel_code_entry_byte_offset: i64::from_le_bytes(off),
+            compute_pgm_rsrc3: u32_at(44),
+            compute_pgm_rsrc1: u32_at(48),
+            compute_pgm_rsrc2: u32_at(52),
+            kernel_code_properties: u16_at(56),
+            kernarg_preload: u16_at(58),
+        })
+    }
+
+    /// Number of user SGPRs the CP initialises (COMPUTE_PGM_RSRC2.USER_SGPR_COUNT).
+    pub fn user_sgpr_count(&self) -> u32 {
+        self.compute_pgm_rsrc2 >> 1 & 0x1f
+    }
+
+    /// Whether the private segment (scratch) is enabled (COMPUTE_PGM_RSRC2.ENABLE_PRIVATE_SEGMENT).
+    pub fn private_segment_enabled(&self) -> bool {
+        self.compute_pgm_rsrc2 & 1 == 1
+    }
+
+    /// Which work-item id VGPRs are set: 0 = x, 1 = x and y, 2 = x, y and z.
+    pub fn vgpr_workitem_ids(&self) -> u32 {
+        self.compute_pgm_rsrc2 >> 11 & 3
+    }
+
+    /// Whether the kernel was built for wave32 (KERNEL_CODE_PROPERTY_ENABLE_WAVEFRONT_SIZE32).
+    pub fn wave32(&self) -> bool {
+        self.kernel_code_properties >> 10 & 1 == 1
+    }
+}
+
+/// A kernel launch as the driver describes it to the hardware.
+#[derive(Clone, Copy, Debug)]
+pub struct Dispatch<'a> {
+    /// Kernel name (used in error messages).
+    pub kernel_name: &'a str,
+    /// The loaded code the kernel lives in.
+    pub code: CodeId,
+    /// Device address of the kernel's first instruction.
+    pub entry: u64,
+    /// The kernel descriptor.
+    pub descriptor: KernelDescriptor,
+    /// The kernarg segment, hidden arguments included (copied to device memory by the emulator).
+    pub kernarg: &'a [u8],
+    /// Number of workgroups in x, y, z.
+    pub grid: [u32; 3],
+    /// Work-items per workgroup in x, y, z.
+    pub workgroup_size: [u32; 3],
+    /// LDS bytes requested at launch in addition to the descriptor's static size.
+    pub dynamic_lds: u32,
+}
+
+/// Handle of code loaded with [`Gpu::load_code`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct CodeId(pub(crate) usize);
+
+/// One executed instruction, as reported to a trace callback.
+#[derive(Clone, Copy, Debug)]
+pub struct TraceEvent<'a> {
+    /// Workgroup id.
+    pub workgroup: [u32; 3],
+    /// Wave index within the workgroup.
+    pub wave: u32,
+    /// Address of the instruction.
+    pub pc: u64,
+    /// EXEC before the instruction.
+    pub exec: u64,
+    /// The decoded instruction (print it with [`gfx9::disassemble`]).
+    pub instruction: &'a gfx9::Instruction,
+}
+
+/// Default limit on wave-instructions per dispatch.
+pub const DEFAULT_INSTRUCTION_BUDGET: u64 = 2_000_000_000;
+
+/// The emulated GPU: device memory, loaded code, and the dispatcher.
+pub struct Gpu {
+    target: Target,
+    memory: DeviceMemory,
+    programs: Vec<gfx9::exec::Program>,
+    budget: u64,
+    next_dispatch_id: u64,
+}
+
+impl Gpu {
+    /// A GPU of `target` with empty memory.
+    pub fn new(target: Target) -> Gpu {
+        Gpu {
+            target,
+            memory: DeviceMemory::new(),
+            programs: Vec::new(),
+            budget: DEFAULT_INSTRUCTION_BUDGET,
+            next_dispatch_id: 1,
+        }
+    }
+
+    /// The target this GPU models.
+    pub fn target(&self) -> Target {
+        self.target
+    }
+
+    /// Device memory.
+    pub fn memory(&self) -> &DeviceMemory {
+        &self.memory
+    }
+
+    /// Device memory, for allocating, writing and freeing.
+    pub fn memory_mut(&mut self) -> &mut DeviceMemory {
+        &mut self.memory
+    }
+
+    /// Loads executable code (a code object's `.text` bytes) at device address `load_address`.
+    /// Instructions are decoded once, on first execution, and kept for later dispatches.
+    pub fn load_code(&mut self, text: &[u8], load_address: u64) -> CodeId {
+        self.programs
+            .push(gfx9::exec::Program::new(self.target, text, load_address));
+        CodeId(self.programs.len() - 1)
+    }
+
+    /// Sets the per-dispatch limit on executed wave-instructions (exceeding it is an error).
+    pub fn set_instruction_budget(&mut self, wave_instructions: u64) {
+        self.budget = wave_instructions;
+    }
+
+    /// Runs a kernel to completion; returns its counters.
+    pub fn dispatch(&mut self, d: &Dispatch<'_>) -> Result<Counters, EmuError> {
+        self.run(d, None)
+    }
+
+    /// Runs a kernel, reporting every executed instruction to `trace`.
+    pub fn dispatch_traced(
+        &mut self,
+        d: &Dispatch<'_>,
+        trace: &mut dyn FnMut(&TraceEvent<'_>),
+    ) -> Result<Counters, EmuError> {
+        self.run(d, Some(trace))
+    }
+
+    fn run(
+        &mut self,
+        d: &Dispatch<'_>,
+        trace: Option<&mut dyn FnMut(&TraceEvent<'_>)>,
+    ) -> Result<Counters, EmuError> {
+        let program = self
+            .programs
+            .get_mut(d.code.0)
+            .ok_or_else(|| EmuError::InvalidDispatch {
+                kernel: d.kernel_name.to_string(),
+                reason: "unknown code handle".into(),
+            })?;
+        let id = self.next_dispatch_id;
+        self.next_dispatch_id += 1;
+        gfx9::exec::run_dispatch(
+            self.target,
+            &mut self.memory,
+            program,
+            d,
+            id,
+            self.budget,
+            trace,
+        )
+    }
+}

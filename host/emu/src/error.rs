@@ -1,0 +1,125 @@
+//! Errors of a dispatch: what went wrong, and where (kernel, workgroup, wave, PC, instruction).
+
+use crate::memory::MemoryError;
+use std::fmt;
+use thiserror::Error;
+
+/// What went wrong while running a kernel.
+#[derive(Clone, Debug, Error, PartialEq)]
+pub enum Fault {
+    /// A global/flat/buffer/scalar access outside every allocation.
+    #[error("memory fault: {write} {bytes} bytes at {address:#x}", write = if *.write { "write of" } else { "read of" })]
+    Memory {
+        /// First byte of the access.
+        address: u64,
+        /// Access size in bytes.
+        bytes: u32,
+        /// Whether it was a write.
+        write: bool,
+    },
+    /// An LDS access outside the workgroup's LDS allocation.
+    #[error("LDS access of {bytes} bytes at offset {offset:#x} outside the {size}-byte allocation")]
+    Lds {
+        /// Byte offset in LDS.
+        offset: u64,
+        /// Access size in bytes.
+        bytes: u32,
+        /// The workgroup's LDS size.
+        size: u32,
+    },
+    /// A scratch (private) access outside the lane's private segment.
+    #[error(
+        "scratch access of {bytes} bytes at offset {offset:#x} outside the {size}-byte private segment"
+    )]
+    Scratch {
+        /// Byte offset in the lane's private segment.
+        offset: u64,
+        /// Access size in bytes.
+        bytes: u32,
+        /// Private segment size per lane.
+        size: u32,
+    },
+    /// Words at the PC do not decode.
+    #[error("unknown instruction encoding {word0:#010x} {word1:#010x}")]
+    UnknownEncoding {
+        /// First dword.
+        word0: u32,
+        /// Second dword.
+        word1: u32,
+    },
+    /// The PC left the loaded code.
+    #[error("program counter outside the loaded code")]
+    PcOutOfCode,
+    /// A decodable instruction the emulator does not execute.
+    #[error("unsupported instruction")]
+    Unsupported,
+    /// An instruction names a register that does not exist or is of the wrong kind.
+    #[error("invalid register operand: {0}")]
+    Register(String),
+    /// `s_trap` was executed.
+    #[error("s_trap {0}")]
+    Trap(u16),
+    /// The dispatch ran more wave-instructions than its budget.
+    #[error("instruction budget of {0} wave-instructions exceeded")]
+    BudgetExceeded(u64),
+}
+
+/// A failed dispatch.
+#[derive(Clone, Debug, PartialEq)]
+pub enum EmuError {
+    /// The dispatch itself is malformed (before any instruction ran).
+    InvalidDispatch {
+        /// Kernel name.
+        kernel: String,
+        /// What is wrong.
+        reason: String,
+    },
+    /// A device memory operation failed outside kernel execution.
+    Memory(MemoryError),
+    /// Execution failed.
+    Execution {
+        /// Kernel name.
+        kernel: String,
+        /// Workgroup id (x, y, z).
+        workgroup: [u32; 3],
+        /// Wave index within the workgroup.
+        wave: u32,
+        /// Address of the instruction.
+        pc: u64,
+        /// The instruction, disassembled (empty if it could not be decoded).
+        instruction: String,
+        /// What went wrong.
+        fault: Fault,
+    },
+}
+
+impl fmt::Display for EmuError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            EmuError::InvalidDispatch { kernel, reason } => {
+                write!(f, "kernel `{kernel}`: invalid dispatch: {reason}")
+            }
+            EmuError::Memory(e) => write!(f, "device memory: {e}"),
+            EmuError::Execution {
+                kernel,
+                workgroup,
+                wave,
+                pc,
+                instruction,
+                fault,
+            } => write!(
+                f,
+                "kernel `{kernel}`: {fault} in workgroup ({}, {}, {}) wave {wave} at pc {pc:#x}: `{instruction}`",
+                workgroup[0], workgroup[1], workgroup[2]
+            ),
+        }
+    }
+}
+
+impl std::error::Error for EmuError {}
+
+impl From<MemoryError> for EmuError {
+    fn from(e: MemoryError) -> Self {
+        EmuError::Memory(e)
+    }
+}

@@ -1,0 +1,752 @@
+//! Vector memory: FLAT (generic addresses: global, LDS or scratch by aperture), GLOBAL, SCRATCH and
+//! MUBUF (buffer resources, including the swizzled private-segment buffer) loads, stores and atomics.
+
+use super::super::inst::{Format, Instruction, Operand, OperandKind};
+use super::super::opcodes::{OP_COUNT, Op};
+use super::valu::read_operand;
+use super::{Ctx, PRIVATE_APERTURE_HI, SHARED_APERTURE_HI, Wave, flat_scratch_of};
+use crate::counters::InstructionClass;
+use crate::error::Fault;
+use half::f16;
+use std::sync::OnceLock;
+
+/// Half of the destination a 16-bit load writes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum D16 {
+    /// A full 32-bit (or wider) destination.
+    No,
+    /// Bits 15:0, bits 31:16 kept.
+    Lo,
+    /// Bits 31:16, bits 15:0 kept.
+    Hi,
+}
+
+/// Read-modify-write operations of the atomics.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Rmw {
+    Swap,
+    CmpSwap,
+    Add,
+    Sub,
+    Rsub,
+    SMin,
+    UMin,
+    SMax,
+    UMax,
+    And,
+    Or,
+    Xor,
+    Inc,
+    Dec,
+    AddF32,
+    AddF64,
+    MinF64,
+    MaxF64,
+    MinF32,
+    MaxF32,
+    PkAddF16,
+    PkAddBf16,
+    MskOr,
+    /// ds_wrap: `old >= data ? old - data : old + data2`.
+    Wrap,
+}
+
+/// What a memory instruction does.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Access {
+    /// Load `bytes` per lane (sign-extended if `signed`).
+    Load { bytes: u32, signed: bool, d16: D16 },
+    /// Store `bytes` per lane (from the high half of the data register if `hi`).
+    Store { bytes: u32, hi: bool },
+    /// Atomic of `bytes` (4 or 8) per lane.
+    Atomic { op: Rmw, bytes: u32 },
+    /// Load into LDS at M0 instead of a VGPR.
+    LoadLds { bytes: u32, signed: bool },
+    /// Cache control: no effect here.
+    Nop,
+}
+
+/// Parses the operation part of a memory mnemonic (after `global_`, `buffer_`, `ds_`, ...).
+pub(crate) fn access_of(rest: &str) -> Option<Access> {
+    let size = |s: &str| -> Option<(u32, bool)> {
+        Some(match s {
+            "ubyte" | "u8" | "byte" | "b8" => (1, false),
+            "sbyte" | "i8" => (1, true),
+            "ushort" | "u16" | "short" | "b16" => (2, false),
+            "sshort" | "i16" => (2, true),
+            "dword" | "b32" => (4, false),
+            "dwordx2" | "b64" => (8, false),
+            "dwordx3" | "b96" => (12, false),
+            "dwordx4" | "b128" => (16, false),
+            _ => return None,
+        })
+    };
+    if let Some(r) = rest.strip_prefix("load_lds_") {
+        let (bytes, signed) = size(r)?;
+        return Some(Access::LoadLds { bytes, signed });
+    }
+    if let Some(r) = rest
+        .strip_prefix("load_")
+        .or_else(|| rest.strip_prefix("read_"))
+    {
+        let (r, d16) = if let Some(x) = r.strip_suffix("_d16_hi") {
+            (x, D16::Hi)
+        } else if let Some(x) = r.strip_suffix("_d16") {
+            (x, D16::Lo)
+        } else {
+            (r, D16::No)
+        };
+        let (bytes, signed) = size(r)?;
+        return Some(Access::Load { bytes, signed, d16 });
+    }
+    if let Some(r) = rest
+        .strip_prefix("store_")
+        .or_else(|| rest.strip_prefix("write_"))
+    {
+        let (r, hi) = match r.strip_suffix("_d16_hi") {
+            Some(x) => (x, true),
+            None => (r, false),
+        };
+        let (bytes, _) = size(r)?;
+        return Some(Access::Store { bytes, hi });
+    }
+    let r = rest.strip_prefix("atomic_")?;
+    let (r, wide) = match r.strip_suffix("_x2") {
+        Some(x) => (x, true),
+        None => (r, false),
+    };
+    let op = match r {
+        "swap" => Rmw::Swap,
+        "cmpswap" => Rmw::CmpSwap,
+        "add" => Rmw::Add,
+        "sub" => Rmw::Sub,
+        "smin" => Rmw::SMin,
+        "umin" => Rmw::UMin,
+        "smax" => Rmw::SMax,
+        "umax" => Rmw::UMax,
+        "and" => Rmw::And,
+        "or" => Rmw::Or,
+        "xor" => Rmw::Xor,
+        "inc" => Rmw::Inc,
+        "dec" => Rmw::Dec,
+        "add_f32" => Rmw::AddF32,
+        "add_f64" => {
+            return Some(Access::Atomic {
+                op: Rmw::AddF64,
+                bytes: 8,
+            });
+        }
+        "min_f64" => {
+            return Some(Access::Atomic {
+                op: Rmw::MinF64,
+                bytes: 8,
+            });
+        }
+        "max_f64" => {
+            return Some(Access::Atomic {
+                op: Rmw::MaxF64,
+                bytes: 8,
+            });
+        }
+        "pk_add_f16" => Rmw::PkAddF16,
+        "pk_add_bf16" => Rmw::PkAddBf16,
+        _ => return None,
+    };
+    Some(Access::Atomic {
+        op,
+        bytes: if wide { 8 } else { 4 },
+    })
+}
+
+/// Whether each op is a formatted buffer access (`buffer_*_format_*`).
+fn formatted() -> &'static [bool] {
+    static TABLE: OnceLock<Vec<bool>> = OnceLock::new();
+    TABLE.get_or_init(|| {
+        (0..OP_COUNT)
+            .map(|k| {
+                // SAFETY: `Op` is a `repr(u16)` enum whose discriminants are exactly 0..OP_COUNT.
+                let op: Op = unsafe { std::mem::transmute::<u16, Op>(k as u16) };
+                op.name().starts_with("buffer_") && op.name().contains("_format_")
+            })
+            .collect()
+    })
+}
+
+fn accesses() -> &'static [Option<Access>] {
+    static TABLE: OnceLock<Vec<Option<Access>>> = OnceLock::new();
+    TABLE.get_or_init(|| {
+        (0..OP_COUNT)
+            .map(|k| {
+                // SAFETY: `Op` is a `repr(u16)` enum whose discriminants are exactly 0..OP_COUNT.
+                let op: Op = unsafe { std::mem::transmute::<u16, Op>(k as u16) };
+                let name = op.name();
+                let (prefix, rest) = name.split_once('_')?;
+                if !matches!(prefix, "flat" | "global" | "scratch" | "buffer") {
+                    return None;
+                }
+                if matches!(rest, "wbl2" | "inv" | "invl2" | "wbinvl1" | "wbinvl1_vol") {
+                    return Some(Access::Nop);
+                }
+                access_of(rest)
+            })
+            .collect()
+    })
+}
+
+/// Applies an atomic operation to `old` (`data`: the operand; `cmp`: the compare value of cmpswap).
+pub(crate) fn rmw(op: Rmw, bytes: u32, old: u64, data: u64, cmp: u64) -> u64 {
+    let wide = bytes == 8;
+    let m = if wide { u64::MAX } else { 0xffff_ffff };
+    let (o, x) = (old & m, data & m);
+    let sx = |v: u64| {
+        if wide {
+            v as i64
+        } else {
+            i64::from(v as u32 as i32)
+        }
+    };
+    let r = match op {
+        Rmw::Swap => x,
+        Rmw::CmpSwap => {
+            if o == cmp & m {
+                x
+            } else {
+                o
+            }
+        }
+        Rmw::Add => o.wrapping_add(x),
+        Rmw::Sub => o.wrapping_sub(x),
+        Rmw::Rsub => x.wrapping_sub(o),
+        Rmw::SMin => {
+            if sx(x) < sx(o) {
+                x
+            } else {
+                o
+            }
+        }
+        Rmw::SMax => {
+            if sx(x) > sx(o) {
+                x
+            } else {
+                o
+            }
+        }
+        Rmw::UMin => o.min(x),
+        Rmw::UMax => o.max(x),
+        Rmw::And => o & x,
+        Rmw::Or => o | x,
+        Rmw::Xor => o ^ x,
+        Rmw::Inc => {
+            if o >= x {
+                0
+            } else {
+                o + 1
+            }
+        }
+        Rmw::Dec => {
+            if o == 0 || o > x {
+                x
+            } else {
+                o - 1
+            }
+        }
+        Rmw::AddF32 => u64::from((f32::from_bits(o as u32) + f32::from_bits(x as u32)).to_bits()),
+        Rmw::MinF32 => u64::from(
+            super::float::min32(f32::from_bits(o as u32), f32::from_bits(x as u32), true).to_bits(),
+        ),
+        Rmw::MaxF32 => u64::from(
+            super::float::max32(f32::from_bits(o as u32), f32::from_bits(x as u32), true).to_bits(),
+        ),
+        Rmw::AddF64 => (f64::from_bits(o) + f64::from_bits(x)).to_bits(),
+        Rmw::MinF64 => super::float::min64(f64::from_bits(o), f64::from_bits(x), true).to_bits(),
+        Rmw::MaxF64 => super::float::max64(f64::from_bits(o), f64::from_bits(x), true).to_bits(),
+        Rmw::PkAddF16 => {
+            let add = |s: u32| {
+                let a = f16::from_bits((o >> s) as u16).to_f32();
+                let b = f16::from_bits((x >> s) as u16).to_f32();
+                u64::from(f16::from_f32(a + b).to_bits()) << s
+            };
+            add(0) | add(16)
+        }
+        Rmw::PkAddBf16 => {
+            let add = |s: u32| {
+                let a = f32::from_bits(((o >> s) as u32 & 0xffff) << 16);
+                let b = f32::from_bits(((x >> s) as u32 & 0xffff) << 16);
+                u64::from(bf16(a + b)) << s
+            };
+            add(0) | add(16)
+        }
+        Rmw::MskOr => (o & !x) | (cmp & m),
+        Rmw::Wrap => {
+            if o >= x {
+                o - x
+            } else {
+                o.wrapping_add(cmp & m)
+            }
+        }
+    };
+    r & m
+}
+
+fn bf16(x: f32) -> u16 {
+    if x.is_nan() {
+        return (x.to_bits() >> 16) as u16 | 0x40;
+    }
+    let b = x.to_bits();
+    (b.wrapping_add(0x7fff + (b >> 16 & 1)) >> 16) as u16
+}
+
+/// Where one lane's access goes.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Place {
+    /// Device memory address.
+    Global(u64),
+    /// LDS byte offset.
+    Lds(u64),
+    /// Per-lane private offset, and the wave's scratch base (swizzled dword addressing).
+    Scratch { offset: u64, base: u64 },
+    /// Out of a buffer's range: loads read zero, stores and atomics are dropped.
+    Discard,
+}
+
+/// Executes a FLAT/GLOBAL/SCRATCH/MUBUF instruction.
+pub(crate) fn execute(ctx: &mut Ctx<'_>, w: &mut Wave, i: &Instruction) -> Result<(), Fault> {
+    if i.format == Format::Mtbuf || formatted()[i.op as usize] {
+        return super::buffer_format::execute(ctx, w, i);
+    }
+    let access = accesses()[i.op as usize].ok_or(Fault::Unsupported)?;
+    let class = match access {
+        Access::Load { .. } | Access::LoadLds { .. } => InstructionClass::VmemLoad,
+        Access::Store { .. } => InstructionClass::VmemStore,
+        Access::Atomic { .. } => InstructionClass::VmemAtomic,
+        Access::Nop => InstructionClass::VmemStore,
+    };
+    ctx.count(class);
+    if access == Access::Nop {
+        return Ok(());
+    }
+    let exec = w.exec();
+    let bytes = match access {
+        Access::Load { bytes, .. }
+        | Access::Store { bytes, .. }
+        | Access::Atomic { bytes, .. }
+        | Access::LoadLds { bytes, .. } => bytes,
+        Access::Nop => 0,
+    };
+    let places = addresses(ctx, w, i, bytes)?;
+    let mut data = [[0u64; 64]; 2];
+    match access {
+        Access::Store { .. } | Access::Atomic { .. } => {
+            // MUBUF keeps its data in the vdata register (decoded as the destination).
+            let src = if i.format == Format::Mubuf {
+                &i.dst
+            } else {
+                &i.src[1]
+            };
+            read_wide(w, src, &mut data)?;
+        }
+        _ => {}
+    }
+    let mut global = false;
+    let mut out = [[0u32; 4]; 64];
+    for l in 0..64 {
+        if exec >> l & 1 == 0 {
+            continue;
+        }
+        let place = places[l];
+        global |= matches!(place, Place::Global(_));
+        match access {
+            Access::Load { bytes, signed, .. } => {
+                let mut buf = [0u8; 16];
+                read_bytes(ctx, place, l, &mut buf[..bytes as usize])?;
+                extend(&buf, bytes, signed, &mut out[l]);
+            }
+            Access::LoadLds { bytes, signed } => {
+                let mut buf = [0u8; 16];
+                read_bytes(ctx, place, l, &mut buf[..bytes as usize])?;
+                let mut v = [0u32; 4];
+                extend(&buf, bytes, signed, &mut v);
+                let m0 = u64::from(w.sgpr[usize::from(super::super::decode::M0)]);
+                let at = m0 + i.fields.imm.max(0) as u64 + l as u64 * 4;
+                write_lds(ctx, at, &v[0].to_le_bytes())?;
+            }
+            Access::Store { bytes, hi } => {
+                let mut buf = [0u8; 16];
+                let lo = data[0][l].to_le_bytes();
+                let hi_w = data[1][l].to_le_bytes();
+                buf[..8].copy_from_slice(&lo);
+                buf[8..].copy_from_slice(&hi_w);
+                let start = if hi { 2 } else { 0 };
+                write_bytes(ctx, place, l, &buf[start..start + bytes as usize])?;
+            }
+            Access::Atomic { op, bytes } => {
+                // cmpswap: data holds {new, compare} (two registers, or four for _x2).
+                let (value, cmp) = if op == Rmw::CmpSwap {
+                    if bytes == 8 {
+                        (data[0][l], data[1][l])
+                    } else {
+                        (data[0][l] & 0xffff_ffff, data[0][l] >> 32)
+                    }
+                } else {
+                    (data[0][l], 0)
+                };
+                let mut buf = [0u8; 8];
+                read_bytes(ctx, place, l, &mut buf[..bytes as usize])?;
+                let old = u64::from_le_bytes(buf);
+                let new = rmw(op, bytes, old, value, cmp);
+                write_bytes(ctx, place, l, &new.to_le_bytes()[..bytes as usize])?;
+                out[l] = [old as u32, (old >> 32) as u32, 0, 0];
+            }
+            Access::Nop => {}
+        }
+    }
+    let active = u64::from(exec.count_ones());
+    if global {
+        match access {
+            Access::Load { .. } | Access::LoadLds { .. } => {
+                ctx.counters.global_bytes_read += active * u64::from(bytes)
+            }
+            Access::Store { .. } => ctx.counters.global_bytes_written += active * u64::from(bytes),
+            Access::Atomic { .. } => {
+                ctx.counters.global_bytes_read += active * u64::from(bytes);
+                ctx.counters.global_bytes_written += active * u64::from(bytes);
+            }
+            Access::Nop => {}
+        }
+        ctx.counters.access_width(bytes);
+    }
+    match access {
+        Access::Load { d16, .. } => write_result(w, &i.dst, exec, &out, d16),
+        Access::Atomic { .. } if i.fields.glc && i.dst.is_some() => {
+            write_result(w, &i.dst, exec, &out, D16::No)
+        }
+        _ => Ok(()),
+    }
+}
+
+/// Sign- or zero-extends a loaded value into result dwords.
+fn extend(buf: &[u8; 16], bytes: u32, signed: bool, out: &mut [u32; 4]) {
+    match bytes {
+        1 => {
+            out[0] = if signed {
+                buf[0] as i8 as i32 as u32
+            } else {
+                u32::from(buf[0])
+            }
+        }
+        2 => {
+            let v = u16::from_le_bytes([buf[0], buf[1]]);
+            out[0] = if signed {
+                v as i16 as i32 as u32
+            } else {
+                u32::from(v)
+            };
+        }
+        _ => {
+            for k in 0..(bytes as usize / 4) {
+                out[k] = u32::from_le_bytes([
+                    buf[4 * k],
+                    buf[4 * k + 1],
+                    buf[4 * k + 2],
+                    buf[4 * k + 3],
+                ]);
+            }
+        }
+    }
+}
+
+/// Reads up to 128 bits per lane of a data operand: `d[0]` holds dwords 0-1, `d[1]` dwords 2-3.
+pub(crate) fn read_wide(w: &Wave, o: &Operand, d: &mut [[u64; 64]; 2]) -> Result<(), Fault> {
+    let n = o.dwords.max(1);
+    read_operand(
+        w,
+        &Operand {
+            dwords: n.min(2),
+            ..*o
+        },
+        &mut d[0],
+    )?;
+    if n > 2 {
+        let next = match o.kind {
+            OperandKind::Vgpr(r) => OperandKind::Vgpr(r.wrapping_add(2)),
+            OperandKind::Agpr(r) => OperandKind::Agpr(r.wrapping_add(2)),
+            k => k,
+        };
+        if matches!(o.kind, OperandKind::Vgpr(r) | OperandKind::Agpr(r) if usize::from(r) + usize::from(n) > super::wave::VGPRS)
+        {
+            return Err(Fault::Register("data register range".into()));
+        }
+        read_operand(
+            w,
+            &Operand {
+                kind: next,
+                dwords: n - 2,
+            },
+            &mut d[1],
+        )?;
+    }
+    Ok(())
+}
+
+/// Writes loaded dwords to the destination registers of active lanes.
+pub(crate) fn write_result(
+    w: &mut Wave,
+    dst: &Operand,
+    exec: u64,
+    out: &[[u32; 4]; 64],
+    d16: D16,
+) -> Result<(), Fault> {
+    let n = usize::from(dst.dwords.max(1)).min(4);
+    let (file, r) = w.vreg_mut(dst)?;
+    for l in 0..64 {
+        if exec >> l & 1 == 0 {
+            continue;
+        }
+        match d16 {
+            D16::No => {
+                for k in 0..n {
+                    file[r + k][l] = out[l][k];
+                }
+            }
+            D16::Lo => file[r][l] = file[r][l] & 0xffff_0000 | out[l][0] & 0xffff,
+            D16::Hi => file[r][l] = file[r][l] & 0xffff | out[l][0] << 16,
+        }
+    }
+    Ok(())
+}
+
+/// Per-lane places of a memory instruction.
+pub(crate) fn addresses(
+    ctx: &Ctx<'_>,
+    w: &Wave,
+    i: &Instruction,
+    bytes: u32,
+) -> Result<[Place; 64], Fault> {
+    let mut places = [Place::Discard; 64];
+    let mut vaddr = [0u64; 64];
+    if i.src[0].is_some() {
+        read_operand(w, &i.src[0], &mut vaddr)?;
+    }
+    let imm = i64::from(i.fields.imm);
+    match i.format {
+        Format::Global => {
+            if i.src[2].is_some() {
+                let base = w.scalar(&i.src[2])?;
+                for l in 0..64 {
+                    places[l] = Place::Global(
+                        base.wrapping_add(vaddr[l] & 0xffff_ffff)
+                            .wrapping_add(imm as u64),
+                    );
+                }
+            } else {
+                for l in 0..64 {
+                    places[l] = Place::Global(vaddr[l].wrapping_add(imm as u64));
+                }
+            }
+        }
+        Format::Flat => {
+            let base = flat_scratch_of(w);
+            for l in 0..64 {
+                let a = vaddr[l].wrapping_add(imm as u64);
+                places[l] = match (a >> 32) as u32 {
+                    SHARED_APERTURE_HI => Place::Lds(a & 0xffff_ffff),
+                    PRIVATE_APERTURE_HI => Place::Scratch {
+                        offset: a & 0xffff_ffff,
+                        base,
+                    },
+                    _ => Place::Global(a),
+                };
+            }
+        }
+        Format::Scratch => {
+            let sbase = if i.src[2].is_some() {
+                w.scalar(&i.src[2])? & 0xffff_ffff
+            } else {
+                0
+            };
+            let base = flat_scratch_of(w);
+            for l in 0..64 {
+                let v = if i.src[0].is_some() {
+                    vaddr[l] & 0xffff_ffff
+                } else {
+                    0
+                };
+                let off = sbase.wrapping_add(v).wrapping_add(imm as u64) & 0xffff_ffff;
+                places[l] = Place::Scratch { offset: off, base };
+            }
+        }
+        Format::Mubuf | Format::Mtbuf => return buffer_addresses(ctx, w, i, &vaddr, bytes),
+        _ => return Err(Fault::Unsupported),
+    }
+    Ok(places)
+}
+
+/// Addresses of a MUBUF instruction from its buffer resource (V#).
+fn buffer_addresses(
+    ctx: &Ctx<'_>,
+    w: &Wave,
+    i: &Instruction,
+    vaddr: &[u64; 64],
+    bytes: u32,
+) -> Result<[Place; 64], Fault> {
+    let OperandKind::Sgpr(r) = i.src[1].kind else {
+        return Err(Fault::Unsupported);
+    };
+    let v = [0u8, 1, 2, 3].map(|k| w.sgpr_read(r.wrapping_add(k)) as u32);
+    let base = u64::from(v[0]) | u64::from(v[1] & 0xffff) << 32;
+    let stride = u64::from(v[1] >> 16 & 0x3fff);
+    let swizzle = v[1] >> 31 == 1;
+    let num_records = u64::from(v[2]);
+    let add_tid = v[3] >> 23 & 1 == 1;
+    let index_stride = 8u64 << (v[3] >> 21 & 3);
+    let elem = 2u64 << (v[3] >> 19 & 3);
+    let soffset = w.scalar(&i.src[2])? & 0xffff_ffff;
+    let f = i.fields;
+    let mut places = [Place::Discard; 64];
+    let scratch_wave = ctx.scratch.base != 0 && add_tid && swizzle;
+    for l in 0..64 {
+        let vidx = if f.idxen { vaddr[l] & 0xffff_ffff } else { 0 };
+        let voff = if f.offen {
+            if f.idxen {
+                vaddr[l] >> 32
+            } else {
+                vaddr[l] & 0xffff_ffff
+            }
+        } else {
+            0
+        };
+        let index = vidx + if add_tid { l as u64 } else { 0 };
+        let offset = voff + f.imm as u64;
+        if scratch_wave {
+            // The private segment buffer: the lane's private offset, dword-interleaved per wave.
+            places[l] = Place::Scratch {
+                offset,
+                base: base + soffset,
+            };
+            continue;
+        }
+        let out_of_range = if stride == 0 || !f.idxen {
+            offset + u64::from(bytes) > num_records
+        } else {
+            index >= num_records
+        };
+        if out_of_range && !swizzle {
+            continue;
+        }
+        let a = if swizzle {
+            let (imsb, ilsb) = (index / index_stride, index % index_stride);
+            let (omsb, olsb) = (offset / elem, offset % elem);
+            base.wrapping_add(soffset)
+                .wrapping_add((imsb * stride + omsb * elem) * index_stride + ilsb * elem + olsb)
+        } else {
+            base.wrapping_add(soffset)
+                .wrapping_add(index * stride + offset)
+        };
+        places[l] = Place::Global(a);
+    }
+    Ok(places)
+}
+
+/// The device address of byte `k` of a scratch access: dwords of the lanes' private segments are
+/// interleaved (64 lanes x 4 bytes per dword row), as the hardware swizzles scratch.
+fn scratch_address(base: u64, offset: u64, lane: usize) -> u64 {
+    base.wrapping_add((offset / 4) * 256 + lane as u64 * 4 + offset % 4)
+}
+
+fn check_scratch(ctx: &Ctx<'_>, offset: u64, len: usize) -> Result<(), Fault> {
+    if offset + len as u64 > u64::from(ctx.scratch.per_lane) {
+        return Err(Fault::Scratch {
+            offset,
+            bytes: len as u32,
+            size: ctx.scratch.per_lane,
+        });
+    }
+    Ok(())
+}
+
+pub(crate) fn read_bytes(
+    ctx: &mut Ctx<'_>,
+    place: Place,
+    lane: usize,
+    out: &mut [u8],
+) -> Result<(), Fault> {
+    match place {
+        Place::Discard => out.fill(0),
+        Place::Global(a) => {
+            let s = ctx
+                .mem
+                .slice(a, out.len() as u64)
+                .map_err(|_| Fault::Memory {
+                    address: a,
+                    bytes: out.len() as u32,
+                    write: false,
+                })?;
+            out.copy_from_slice(s);
+        }
+        Place::Lds(o) => {
+            let s = lds_range(ctx, o, out.len())?;
+            out.copy_from_slice(&ctx.lds[s]);
+        }
+        Place::Scratch { offset, base } => {
+            check_scratch(ctx, offset, out.len())?;
+            for (k, b) in out.iter_mut().enumerate() {
+                let a = scratch_address(base, offset + k as u64, lane);
+                *b = ctx.mem.slice(a, 1).map_err(|_| Fault::Memory {
+                    address: a,
+                    bytes: 1,
+                    write: false,
+                })?[0];
+            }
+        }
+    }
+    Ok(())
+}
+
+pub(crate) fn write_bytes(
+    ctx: &mut Ctx<'_>,
+    place: Place,
+    lane: usize,
+    data: &[u8],
+) -> Result<(), Fault> {
+    match place {
+        Place::Discard => {}
+        Place::Global(a) => {
+            ctx.mem.write(a, data).map_err(|_| Fault::Memory {
+                address: a,
+                bytes: data.len() as u32,
+                write: true,
+            })?;
+        }
+        Place::Lds(o) => write_lds(ctx, o, data)?,
+        Place::Scratch { offset, base } => {
+            check_scratch(ctx, offset, data.len())?;
+            for (k, b) in data.iter().enumerate() {
+                let a = scratch_address(base, offset + k as u64, lane);
+                ctx.mem.write(a, &[*b]).map_err(|_| Fault::Memory {
+                    address: a,
+                    bytes: 1,
+                    write: true,
+                })?;
+            }
+        }
+    }
+    Ok(())
+}
+
+fn lds_range(ctx: &Ctx<'_>, offset: u64, len: usize) -> Result<std::ops::Range<usize>, Fault> {
+    let end = offset + len as u64;
+    if end > ctx.lds.len() as u64 {
+        return Err(Fault::Lds {
+            offset,
+            bytes: len as u32,
+            size: ctx.lds.len() as u32,
+        });
+    }
+    Ok(offset as usize..end as usize)
+}
+
+fn write_lds(ctx: &mut Ctx<'_>, offset: u64, data: &[u8]) -> Result<(), Fault> {
+    let r = lds_range(ctx, offset, data.len())?;
+    ctx.lds[r].copy_from_slice(data);
+    Ok(())
+}
