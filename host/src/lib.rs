@@ -30,6 +30,7 @@
 
 pub mod code_object;
 pub mod device;
+pub mod emulator;
 pub mod hip;
 pub mod launch;
 

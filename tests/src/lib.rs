@@ -1,6 +1,7 @@
 //! Shared helpers of Iron's integration tests: where the build's outputs are and how to read the
 //! build manifest.
 
+pub mod devices;
 pub mod oracle;
 
 use std::path::PathBuf;

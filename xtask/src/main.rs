@@ -5,10 +5,14 @@
 //!   and `target/iron/manifest.json`, and prints a resource table.
 //! - `cargo xtask test`: builds every target and runs every test of the workspace, the code-object
 //!   checks included.
+//! - `cargo xtask emu run <CODE_OBJECT> --kernel <NAME> --grid .. --block .. [--arg ..]`: runs
+//!   one kernel of any code object on the emulator.
 //! - `cargo xtask bindgen-hip`: regenerates the committed HIP runtime bindings.
 
 mod build;
 mod device_build;
+mod emu_args;
+mod emu_run;
 mod gfx;
 mod hip_bindgen;
 mod manifest;
@@ -55,14 +59,57 @@ enum Cmd {
     },
     /// Build every target and run every test.
     Test,
+    /// Run kernels on the emulator.
+    Emu {
+        #[command(subcommand)]
+        command: EmuCmd,
+    },
     /// Regenerate host/hip-runtime-sys's bindings from the HIP C headers (needs the Debian
     /// packages libamdhip64-dev and libclang-dev).
     BindgenHip,
 }
 
+#[derive(Subcommand)]
+enum EmuCmd {
+    /// Run one kernel of a code object or offload bundle (Iron's or any other compiler's).
+    Run {
+        /// The code object or offload bundle.
+        code_object: PathBuf,
+        /// The kernel's name.
+        #[arg(long)]
+        kernel: String,
+        /// Workgroups, as hipModuleLaunchKernel counts them: X[,Y[,Z]].
+        #[arg(long, value_name = "X[,Y[,Z]]")]
+        grid: String,
+        /// Work-items per workgroup: X[,Y[,Z]].
+        #[arg(long, value_name = "X[,Y[,Z]]")]
+        block: String,
+        /// Dynamic LDS bytes.
+        #[arg(long, value_name = "BYTES", default_value_t = 0)]
+        lds: u32,
+        /// The gfx to emulate (picks the bundle entry; one entry needs none).
+        #[arg(long)]
+        gfx: Option<String>,
+        /// Where buffer argument I is written back, as arg<I>.bin.
+        #[arg(long, value_name = "DIR", default_value = ".")]
+        out_dir: PathBuf,
+        /// Print the profiler counters.
+        #[arg(long)]
+        stats: bool,
+        /// Print every executed instruction with its wave and PC.
+        #[arg(long)]
+        trace: bool,
+        /// A kernel argument, in order: buf:<PATH>, u32:<N>, i32:<N>, u64:<N>, i64:<N>,
+        /// f32:<X>, f64:<X>.
+        #[arg(long = "arg", value_name = "SPEC")]
+        args: Vec<String>,
+    },
+}
+
 fn main() {
     let cli = Cli::parse();
     let result: Result<()> = (|| {
+        let cwd = std::env::current_dir()?;
         let root = workspace_root();
         std::env::set_current_dir(&root)?;
         match cli.command {
@@ -83,6 +130,40 @@ fn main() {
             }
             Cmd::Test => test::run_all(&root),
             Cmd::BindgenHip => hip_bindgen::run(&root),
+            Cmd::Emu {
+                command:
+                    EmuCmd::Run {
+                        code_object,
+                        kernel,
+                        grid,
+                        block,
+                        lds,
+                        gfx,
+                        out_dir,
+                        stats,
+                        trace,
+                        args,
+                    },
+            } => emu_run::run(&emu_run::RunRequest {
+                code_object: cwd.join(code_object),
+                kernel,
+                grid,
+                block,
+                lds,
+                gfx,
+                out_dir: cwd.join(out_dir),
+                stats,
+                trace,
+                args: args
+                    .into_iter()
+                    .map(|a| match a.strip_prefix("buf:") {
+                        Some(path) if !path.is_empty() => {
+                            format!("buf:{}", cwd.join(path).display())
+                        }
+                        _ => a,
+                    })
+                    .collect(),
+            }),
         }
     })();
     if let Err(e) = result {

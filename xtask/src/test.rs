@@ -26,12 +26,21 @@ pub fn run_all(root: &Path) -> Result<()> {
         false,
     )?;
     let tools = Tools::locate()?;
+    eprintln!("building the stand-in HIP runtime (a test fixture backed by the emulator)");
+    let status = Command::new(&tools.cargo)
+        .args(["build", "--quiet", "-p", "iron-hip-stand-in"])
+        .status()?;
+    if !status.success() {
+        bail!("building the stand-in HIP runtime failed");
+    }
+    let stand_in = build::target_dir(root).join("debug/libiron_hip_stand_in.so");
     let no_gpu = missing_gpu_reason();
     eprintln!("running the workspace tests");
     let mut cargo = Command::new(&tools.cargo);
     cargo
         .args(["test", "--workspace", "--", "--include-ignored"])
-        .env("IRON_ARTIFACTS", &iron_dir);
+        .env("IRON_ARTIFACTS", &iron_dir)
+        .env("IRON_HIP_STAND_IN", &stand_in);
     if no_gpu.is_some() {
         cargo.args(["--skip", GPU_TEST_PREFIX]);
     }

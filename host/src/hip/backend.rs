@@ -27,6 +27,28 @@ pub struct HipBackend {
 }
 
 /// A runtime failure of `operation`, described by the runtime.
+/// The launch-time status codes that mean the kernel itself faulted (as opposed to a refused
+/// launch): illegal address, launch failure, device-side assert.
+const KERNEL_FAULTS: [HipError; 3] = [
+    HipError::ILLEGAL_ADDRESS,
+    HipError::LAUNCH_FAILURE,
+    HipError::ASSERT,
+];
+
+/// Maps a launch's failure: kernel faults become [`BackendError::KernelFault`].
+fn launch_failed(kernel: &str) -> impl FnOnce(HipError) -> BackendError + '_ {
+    move |error| {
+        if KERNEL_FAULTS.contains(&error) {
+            BackendError::KernelFault {
+                kernel: kernel.to_string(),
+                detail: error.to_string(),
+            }
+        } else {
+            failed("hipModuleLaunchKernel")(error)
+        }
+    }
+}
+
 fn failed(operation: &'static str) -> impl FnOnce(HipError) -> BackendError {
     move |error| BackendError::Failed {
         operation,
@@ -327,7 +349,7 @@ impl Backend for HipBackend {
                 explicit,
             )
         }
-        .map_err(failed("hipModuleLaunchKernel"))
+        .map_err(launch_failed(launch.kernel))
     }
 
     fn create_stream(&self) -> Result<StreamHandle, BackendError> {

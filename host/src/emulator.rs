@@ -1,0 +1,485 @@
+//! The software GPU as a device: [`Emulator`] drives `iron-emu` as a driver drives a GPU.
+//!
+//! The emulator (`host/emu`) is the hardware: it executes code it is handed. This module is its
+//! driver: it parses code objects, places their segments in device memory, reads kernel
+//! descriptors and hands the emulator what the HIP runtime hands a real GPU (entry point,
+//! descriptor, kernarg segment with the hidden arguments filled, grid, workgroup size, dynamic
+//! LDS). Work runs synchronously, in submission order, so streams are queues in name only;
+//! events time the host's emulation, not a GPU's.
+//!
+//! ```no_run
+//! use iron::emulator::Emulator;
+//! let emulator = Emulator::new("gfx950")?;
+//! let device = emulator.device();
+//! // load modules, allocate buffers and launch through `device` as on a GPU; then:
+//! let counters = emulator.take_counters();
+//! # Ok::<(), iron::DeviceError>(())
+//! ```
+
+use std::collections::{HashMap, HashSet};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::{Duration, Instant};
+
+use iron_emu::{CodeId, Counters, Dispatch, EmuError, Gpu, Target};
+
+use crate::code_object::{CodeObject, TargetId};
+use crate::device::{
+    Backend, BackendError, Device, DeviceAddress, DeviceError, DeviceProperties, EventHandle,
+    KernelLaunch, ModuleHandle, StreamHandle,
+};
+
+/// Device memory the emulator hands out before reporting out-of-memory (it lives in host RAM).
+pub const EMULATOR_MEMORY_BYTES: u64 = 8 << 30;
+
+/// Where a traced dispatch sends its lines.
+pub type TraceSink = Box<dyn FnMut(&str) + Send>;
+
+/// Alignment of every emulator allocation (what the HIP runtime guarantees at least).
+const ALLOCATION_ALIGN: u64 = 256;
+
+/// The gfx targets the emulator executes.
+pub fn emulated_targets() -> Vec<&'static str> {
+    Target::ALL.iter().map(|t| t.name()).collect()
+}
+
+/// An emulated GPU of one gfx, usable as a [`Device`], with the profiler counters of the
+/// dispatches it ran.
+#[derive(Clone)]
+pub struct Emulator {
+    backend: Arc<EmulatorBackend>,
+}
+
+impl Emulator {
+    /// An emulated GPU of processor `gfx` (e.g. `"gfx950"`).
+    pub fn new(gfx: &str) -> Result<Emulator, DeviceError> {
+        let target = Target::from_name(gfx).ok_or_else(|| {
+            BackendError::NoDevice(format!(
+                "the emulator does not model {gfx}: it runs {}",
+                emulated_targets().join(", ")
+            ))
+        })?;
+        Ok(Emulator {
+            backend: Arc::new(EmulatorBackend::new(target)),
+        })
+    }
+
+    /// The emulated GPU as a device (every call returns a handle to the same GPU).
+    pub fn device(&self) -> Device {
+        Device::from_backend(self.backend.clone())
+            .expect("the emulator backend reports its properties without failing")
+    }
+
+    /// Limits each dispatch to this many executed wave-instructions (a kernel that runs longer
+    /// fails with a fault naming the limit, instead of hanging).
+    pub fn set_instruction_budget(&self, wave_instructions: u64) {
+        self.backend
+            .lock()
+            .gpu
+            .set_instruction_budget(wave_instructions);
+    }
+
+    /// Sends every instruction the following dispatches execute to `sink`, one line each:
+    /// workgroup, wave, PC, EXEC mask and the disassembled instruction.
+    pub fn set_trace(&self, sink: TraceSink) {
+        self.backend.lock().trace = Some(sink);
+    }
+
+    /// The counters of every dispatch since the last call, in launch order, with the kernel's
+    /// name.
+    pub fn take_counters(&self) -> Vec<(String, Counters)> {
+        std::mem::take(&mut self.backend.lock().dispatches)
+    }
+
+    /// Live device allocations (for leak checks).
+    pub fn live_allocations(&self) -> usize {
+        self.backend.lock().allocated.len()
+    }
+}
+
+/// A code object placed in the emulator's memory.
+struct LoadedModule {
+    code_object: CodeObject,
+    /// Device address where the code object's virtual address 0 lies.
+    base: DeviceAddress,
+    code: CodeId,
+}
+
+struct State {
+    gpu: Gpu,
+    modules: HashMap<u64, LoadedModule>,
+    allocated: HashMap<DeviceAddress, u64>,
+    allocated_bytes: u64,
+    streams: HashSet<u64>,
+    events: HashMap<u64, Instant>,
+    next_handle: u64,
+    dispatches: Vec<(String, Counters)>,
+    trace: Option<TraceSink>,
+}
+
+/// The [`Backend`] over an `iron_emu::Gpu`.
+struct EmulatorBackend {
+    target: Target,
+    state: Mutex<State>,
+}
+
+impl EmulatorBackend {
+    fn new(target: Target) -> EmulatorBackend {
+        EmulatorBackend {
+            target,
+            state: Mutex::new(State {
+                gpu: Gpu::new(target),
+                modules: HashMap::new(),
+                allocated: HashMap::new(),
+                allocated_bytes: 0,
+                streams: HashSet::new(),
+                events: HashMap::new(),
+                next_handle: 1,
+                dispatches: Vec::new(),
+                trace: None,
+            }),
+        }
+    }
+
+    fn lock(&self) -> MutexGuard<'_, State> {
+        // A panic while holding the lock cannot leave the state half-updated in a way later calls
+        // would misread (every update is a single insert or remove), so a poisoned lock is used.
+        self.state.lock().unwrap_or_else(|p| p.into_inner())
+    }
+}
+
+impl State {
+    fn handle(&mut self) -> u64 {
+        let h = self.next_handle;
+        self.next_handle += 1;
+        h
+    }
+
+    fn check_stream(
+        &self,
+        operation: &'static str,
+        stream: StreamHandle,
+    ) -> Result<(), BackendError> {
+        if stream == StreamHandle::DEFAULT || self.streams.contains(&stream.0) {
+            Ok(())
+        } else {
+            Err(BackendError::BadHandle {
+                operation,
+                what: "stream",
+                handle: stream.0,
+            })
+        }
+    }
+
+    fn check_range(
+        &self,
+        operation: &'static str,
+        address: u64,
+        len: u64,
+    ) -> Result<(), BackendError> {
+        let inside = self.allocated.iter().any(|(&start, &size)| {
+            address >= start
+                && address
+                    .checked_add(len)
+                    .is_some_and(|end| end <= start + size)
+        });
+        if inside {
+            Ok(())
+        } else {
+            Err(BackendError::BadAddress {
+                operation,
+                address,
+                len,
+            })
+        }
+    }
+}
+
+fn memory_failure(operation: &'static str, e: impl std::fmt::Display) -> BackendError {
+    BackendError::Failed {
+        operation,
+        detail: e.to_string(),
+    }
+}
+
+impl Backend for EmulatorBackend {
+    fn properties(&self) -> Result<DeviceProperties, BackendError> {
+        Ok(DeviceProperties {
+            name: format!("Iron emulator ({})", self.target.name()),
+            target: TargetId::new(self.target.name()),
+            wave_size: self.target.wave_size(),
+            compute_units: 1,
+            lds_per_workgroup: self.target.max_lds_bytes(),
+            max_threads_per_block: 1024,
+            global_memory: EMULATOR_MEMORY_BYTES,
+        })
+    }
+
+    fn alloc(&self, bytes: u64) -> Result<DeviceAddress, BackendError> {
+        let mut s = self.lock();
+        let size = bytes.max(1);
+        if s.allocated_bytes.saturating_add(size) > EMULATOR_MEMORY_BYTES {
+            return Err(BackendError::OutOfMemory { bytes });
+        }
+        let address = s
+            .gpu
+            .memory_mut()
+            .alloc(size, ALLOCATION_ALIGN)
+            .map_err(|_| BackendError::OutOfMemory { bytes })?;
+        s.allocated.insert(address, size);
+        s.allocated_bytes += size;
+        Ok(address)
+    }
+
+    fn free(&self, address: DeviceAddress) -> Result<(), BackendError> {
+        let mut s = self.lock();
+        let size = s
+            .allocated
+            .remove(&address)
+            .ok_or(BackendError::BadAddress {
+                operation: "free",
+                address,
+                len: 0,
+            })?;
+        s.allocated_bytes -= size;
+        s.gpu
+            .memory_mut()
+            .free(address)
+            .map_err(|e| memory_failure("free", e))
+    }
+
+    fn write(&self, dst: DeviceAddress, src: &[u8]) -> Result<(), BackendError> {
+        let mut s = self.lock();
+        s.check_range("write", dst, src.len() as u64)?;
+        s.gpu
+            .memory_mut()
+            .write(dst, src)
+            .map_err(|e| memory_failure("write", e))
+    }
+
+    fn read(&self, src: DeviceAddress, dst: &mut [u8]) -> Result<(), BackendError> {
+        let s = self.lock();
+        s.check_range("read", src, dst.len() as u64)?;
+        s.gpu
+            .memory()
+            .read(src, dst)
+            .map_err(|e| memory_failure("read", e))
+    }
+
+    fn fill(&self, dst: DeviceAddress, value: u8, len: u64) -> Result<(), BackendError> {
+        let mut s = self.lock();
+        s.check_range("fill", dst, len)?;
+        let bytes = s
+            .gpu
+            .memory_mut()
+            .slice_mut(dst, len)
+            .map_err(|e| memory_failure("fill", e))?;
+        bytes.fill(value);
+        Ok(())
+    }
+
+    unsafe fn write_async(
+        &self,
+        stream: StreamHandle,
+        dst: DeviceAddress,
+        src: &[u8],
+    ) -> Result<(), BackendError> {
+        self.lock().check_stream("write_async", stream)?;
+        self.write(dst, src)
+    }
+
+    unsafe fn read_async(
+        &self,
+        stream: StreamHandle,
+        src: DeviceAddress,
+        dst: &mut [u8],
+    ) -> Result<(), BackendError> {
+        self.lock().check_stream("read_async", stream)?;
+        self.read(src, dst)
+    }
+
+    fn fill_async(
+        &self,
+        stream: StreamHandle,
+        dst: DeviceAddress,
+        value: u8,
+        len: u64,
+    ) -> Result<(), BackendError> {
+        self.lock().check_stream("fill_async", stream)?;
+        self.fill(dst, value, len)
+    }
+
+    fn load_module(&self, code_object: &[u8]) -> Result<ModuleHandle, BackendError> {
+        let fail = |detail: String| BackendError::Failed {
+            operation: "load_module",
+            detail,
+        };
+        let co = CodeObject::parse(code_object).map_err(|e| fail(e.to_string()))?;
+        if co.target().processor != self.target.name() {
+            return Err(fail(format!(
+                "the code object is for {}, this emulator runs {}",
+                co.target().processor,
+                self.target.name()
+            )));
+        }
+        let extent = co
+            .load_segments()
+            .iter()
+            .map(|seg| seg.vaddr.saturating_add(seg.mem_size))
+            .max()
+            .unwrap_or(0)
+            .max(co.text().address + co.text().bytes.len() as u64);
+        let mut s = self.lock();
+        let base = s
+            .gpu
+            .memory_mut()
+            .alloc(extent.max(1), 4096)
+            .map_err(|e| fail(format!("cannot place {extent} bytes of code: {e}")))?;
+        for seg in co.load_segments() {
+            s.gpu
+                .memory_mut()
+                .write(base + seg.vaddr, &seg.bytes)
+                .map_err(|e| fail(e.to_string()))?;
+        }
+        let code = s.gpu.load_code(&co.text().bytes, base + co.text().address);
+        let handle = s.handle();
+        s.modules.insert(
+            handle,
+            LoadedModule {
+                code_object: co,
+                base,
+                code,
+            },
+        );
+        Ok(ModuleHandle(handle))
+    }
+
+    fn unload_module(&self, module: ModuleHandle) -> Result<(), BackendError> {
+        let mut s = self.lock();
+        let loaded = s.modules.remove(&module.0).ok_or(BackendError::BadHandle {
+            operation: "unload_module",
+            what: "module",
+            handle: module.0,
+        })?;
+        s.gpu
+            .memory_mut()
+            .free(loaded.base)
+            .map_err(|e| memory_failure("unload_module", e))
+    }
+
+    unsafe fn launch(&self, launch: &KernelLaunch<'_>) -> Result<(), BackendError> {
+        let mut s = self.lock();
+        s.check_stream("launch", launch.stream)?;
+        let loaded = s
+            .modules
+            .get(&launch.module.0)
+            .ok_or(BackendError::BadHandle {
+                operation: "launch",
+                what: "module",
+                handle: launch.module.0,
+            })?;
+        let kernel = loaded
+            .code_object
+            .kernel(launch.kernel)
+            .map_err(|e| memory_failure("launch", e))?;
+        let descriptor = iron_emu::KernelDescriptor::from_bytes(&kernel.descriptor().to_bytes())
+            .ok_or_else(|| memory_failure("launch", "unreadable kernel descriptor"))?;
+        let dispatch = Dispatch {
+            kernel_name: launch.kernel,
+            code: loaded.code,
+            entry: loaded.base + kernel.entry_address(),
+            descriptor,
+            kernarg: launch.kernarg,
+            grid: launch.grid,
+            workgroup_size: launch.block,
+            dynamic_lds: launch.dynamic_lds,
+        };
+        let target = self.target;
+        let state = &mut *s;
+        let result = match state.trace.as_mut() {
+            Some(sink) => state.gpu.dispatch_traced(&dispatch, &mut |event| {
+                let [x, y, z] = event.workgroup;
+                sink(&format!(
+                    "wg ({x},{y},{z}) wave {} pc {:#x} exec {:#018x}: {}",
+                    event.wave,
+                    event.pc,
+                    event.exec,
+                    iron_emu::gfx9::disassemble(target, event.instruction)
+                ));
+            }),
+            None => state.gpu.dispatch(&dispatch),
+        };
+        match result {
+            Ok(counters) => {
+                s.dispatches.push((launch.kernel.to_string(), counters));
+                Ok(())
+            }
+            Err(e @ EmuError::Execution { .. }) => Err(BackendError::KernelFault {
+                kernel: launch.kernel.to_string(),
+                detail: e.to_string(),
+            }),
+            Err(e) => Err(memory_failure("launch", e)),
+        }
+    }
+
+    fn create_stream(&self) -> Result<StreamHandle, BackendError> {
+        let mut s = self.lock();
+        let h = s.handle();
+        s.streams.insert(h);
+        Ok(StreamHandle(h))
+    }
+
+    fn synchronize_stream(&self, stream: StreamHandle) -> Result<(), BackendError> {
+        self.lock().check_stream("synchronize_stream", stream)
+    }
+
+    fn destroy_stream(&self, stream: StreamHandle) -> Result<(), BackendError> {
+        if self.lock().streams.remove(&stream.0) {
+            Ok(())
+        } else {
+            Err(BackendError::BadHandle {
+                operation: "destroy_stream",
+                what: "stream",
+                handle: stream.0,
+            })
+        }
+    }
+
+    fn record_event(&self, stream: StreamHandle) -> Result<EventHandle, BackendError> {
+        let mut s = self.lock();
+        s.check_stream("record_event", stream)?;
+        let h = s.handle();
+        s.events.insert(h, Instant::now());
+        Ok(EventHandle(h))
+    }
+
+    fn event_elapsed(
+        &self,
+        start: EventHandle,
+        end: EventHandle,
+    ) -> Result<Duration, BackendError> {
+        let s = self.lock();
+        let time = |e: EventHandle| {
+            s.events.get(&e.0).copied().ok_or(BackendError::BadHandle {
+                operation: "event_elapsed",
+                what: "event",
+                handle: e.0,
+            })
+        };
+        Ok(time(end)?.saturating_duration_since(time(start)?))
+    }
+
+    fn destroy_event(&self, event: EventHandle) -> Result<(), BackendError> {
+        match self.lock().events.remove(&event.0) {
+            Some(_) => Ok(()),
+            None => Err(BackendError::BadHandle {
+                operation: "destroy_event",
+                what: "event",
+                handle: event.0,
+            }),
+        }
+    }
+
+    fn synchronize(&self) -> Result<(), BackendError> {
+        Ok(())
+    }
+}

@@ -1,0 +1,183 @@
+//! `cargo xtask emu run`: runs one kernel of any code object (Iron's or clang's) on the emulator.
+
+use crate::emu_args::{ArgSpec, parse_dims};
+use anyhow::{Context, Result, bail};
+use iron::code_object::{Bundle, CodeObject, is_bundle};
+use iron::emulator::{Emulator, emulated_targets};
+use iron::launch::LaunchArg;
+use iron::{DeviceBuffer, LaunchConfig};
+use iron_emu::{ACCESS_WIDTHS, Counters, InstructionClass};
+use std::path::{Path, PathBuf};
+
+/// What `cargo xtask emu run` was asked to do.
+pub struct RunRequest {
+    /// A code object or offload bundle.
+    pub code_object: PathBuf,
+    /// The kernel's name.
+    pub kernel: String,
+    /// `X[,Y[,Z]]` workgroups.
+    pub grid: String,
+    /// `X[,Y[,Z]]` work-items per workgroup.
+    pub block: String,
+    /// Dynamic LDS bytes.
+    pub lds: u32,
+    /// The gfx to emulate (picks the bundle entry).
+    pub gfx: Option<String>,
+    /// Where buffer arguments are written back.
+    pub out_dir: PathBuf,
+    /// Print the counters.
+    pub stats: bool,
+    /// Print every executed instruction.
+    pub trace: bool,
+    /// The explicit arguments, in order.
+    pub args: Vec<String>,
+}
+
+/// Picks the gfx to emulate from the file and `--gfx`.
+fn choose_gfx(image: &[u8], requested: Option<&str>) -> Result<String> {
+    let held: Vec<String> = if is_bundle(image) {
+        Bundle::parse(image)?
+            .entries()
+            .iter()
+            .filter_map(|e| e.id.target_id.as_ref().map(|t| t.processor.clone()))
+            .collect()
+    } else {
+        vec![CodeObject::parse(image)?.target().processor.clone()]
+    };
+    let gfx = match (requested, held.as_slice()) {
+        (Some(gfx), _) => gfx.to_string(),
+        (None, [only]) => only.clone(),
+        (None, []) => bail!("the file holds no AMDGPU code object"),
+        (None, many) => bail!(
+            "the bundle holds several targets ({}): choose one with --gfx",
+            many.join(", ")
+        ),
+    };
+    if !held.contains(&gfx) {
+        bail!("the file holds code for {}, not {gfx}", held.join(", "));
+    }
+    if !emulated_targets().contains(&gfx.as_str()) {
+        bail!(
+            "the emulator does not run {gfx} yet: it runs {}",
+            emulated_targets().join(", ")
+        );
+    }
+    Ok(gfx)
+}
+
+/// Runs the request; prints the counters or the trace when asked.
+pub fn run(req: &RunRequest) -> Result<()> {
+    let image = std::fs::read(&req.code_object)
+        .with_context(|| format!("cannot read {}", req.code_object.display()))?;
+    let gfx = choose_gfx(&image, req.gfx.as_deref())
+        .with_context(|| format!("{}", req.code_object.display()))?;
+    let grid = parse_dims(&req.grid, "grid")?;
+    let block = parse_dims(&req.block, "block")?;
+    let specs: Vec<ArgSpec> = req
+        .args
+        .iter()
+        .map(|a| ArgSpec::parse(a))
+        .collect::<Result<_>>()?;
+
+    let emulator = Emulator::new(&gfx)?;
+    if req.trace {
+        emulator.set_trace(Box::new(|line: &str| println!("{line}")));
+    }
+    let device = emulator.device();
+    let module = device.load_module(&image)?;
+    let kernel = module.kernel_by_name(&req.kernel)?;
+
+    let mut buffers = Vec::new();
+    for spec in &specs {
+        if let ArgSpec::Buffer(path) = spec {
+            let bytes =
+                std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
+            buffers.push(DeviceBuffer::<u8>::from_slice(&device, &bytes)?);
+        }
+    }
+    let mut next_buffer = buffers.iter();
+    let args: Vec<LaunchArg<'_>> = specs
+        .iter()
+        .map(|spec| match spec.value_bytes() {
+            Some(value) => {
+                let mut bytes = [0u8; 8];
+                bytes[..value.len()].copy_from_slice(&value);
+                LaunchArg::Value {
+                    bytes,
+                    len: value.len(),
+                }
+            }
+            None => {
+                let buffer = next_buffer.next().expect("one buffer per buf: argument");
+                LaunchArg::Buffer {
+                    address: buffer.address(),
+                    device: &device,
+                }
+            }
+        })
+        .collect();
+    let config = LaunchConfig::new(grid, block).with_dynamic_lds(req.lds);
+    let stream = device.default_stream();
+    // SAFETY: the emulator checks every access against its allocations, so a kernel that strays
+    // outside its buffers faults instead of touching host memory.
+    unsafe { stream.launch_untyped(&kernel, config, &args)? };
+    stream.synchronize()?;
+
+    write_buffers(&specs, &buffers, &req.out_dir)?;
+    if req.stats {
+        for (name, counters) in emulator.take_counters() {
+            println!("{}", format_counters(&name, &counters));
+        }
+    }
+    Ok(())
+}
+
+/// Writes buffer argument `i` (its position among all arguments) to `<dir>/arg<i>.bin`.
+fn write_buffers(specs: &[ArgSpec], buffers: &[DeviceBuffer<u8>], dir: &Path) -> Result<()> {
+    std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    let mut buffers = buffers.iter();
+    for (i, spec) in specs.iter().enumerate() {
+        if matches!(spec, ArgSpec::Buffer(_)) {
+            let buffer = buffers.next().expect("one buffer per buf: argument");
+            let path = dir.join(format!("arg{i}.bin"));
+            std::fs::write(&path, buffer.to_vec()?)
+                .with_context(|| format!("cannot write {}", path.display()))?;
+        }
+    }
+    Ok(())
+}
+
+/// The counters of one dispatch as a few labelled lines.
+fn format_counters(kernel: &str, c: &Counters) -> String {
+    let classes: Vec<String> = InstructionClass::ALL
+        .iter()
+        .filter(|&&class| c.of(class) > 0)
+        .map(|&class| format!("{class:?} {}", c.of(class)).to_lowercase())
+        .collect();
+    let widths: Vec<String> = ACCESS_WIDTHS
+        .iter()
+        .zip(c.global_access_widths)
+        .filter(|(_, count)| *count > 0)
+        .map(|(width, count)| format!("{width} B: {count}"))
+        .collect();
+    format!(
+        "{kernel}: {} workgroups, {} waves, {} barriers\n  wave-instructions: {} ({})\n  \
+         global memory: {} bytes read, {} bytes written; accesses by width: {}\n  \
+         LDS: {} accesses, {} bytes, {} bank-conflict cycles",
+        c.workgroups,
+        c.waves,
+        c.barriers,
+        c.total_instructions(),
+        classes.join(", "),
+        c.global_bytes_read,
+        c.global_bytes_written,
+        if widths.is_empty() {
+            "none".to_string()
+        } else {
+            widths.join(", ")
+        },
+        c.lds_accesses,
+        c.lds_bytes,
+        c.lds_bank_conflict_cycles
+    )
+}
