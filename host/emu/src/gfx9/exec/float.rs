@@ -402,15 +402,27 @@ pub(crate) fn div_fixup16(s0: f16, s1: f16, s2: f16) -> f16 {
     f16::from_f32(if neg { -r } else { r })
 }
 
-/// 2^64 * fma(a, b, c) when the lane's VCC bit is set (V_DIV_FMAS_F32).
+/// fma(a, b, c), undoing V_DIV_SCALE_F32's scaling when the lane's VCC bit is set
+/// (V_DIV_FMAS_F32): by 2^64 when `c`'s exponent is above the bias (the denominator was scaled
+/// up, the quotient is large), else by 2^-64 (the numerator was scaled up, the quotient is
+/// subnormal).
 pub(crate) fn div_fmas32(a: f32, b: f32, c: f32, scale: bool) -> f32 {
     let r = a.mul_add(b, c);
-    if scale { ldexp32(r, 64) } else { r }
+    match (scale, (c.to_bits() >> 23) & 0xff > 127) {
+        (false, _) => r,
+        (true, true) => ldexp32(r, 64),
+        (true, false) => ldexp32(r, -64),
+    }
 }
 
+/// V_DIV_FMAS_F64: as [`div_fmas32`], with V_DIV_SCALE_F64's factor 2^128.
 pub(crate) fn div_fmas64(a: f64, b: f64, c: f64, scale: bool) -> f64 {
     let r = a.mul_add(b, c);
-    if scale { ldexp64(r, 64) } else { r }
+    match (scale, (c.to_bits() >> 52) & 0x7ff > 1023) {
+        (false, _) => r,
+        (true, true) => ldexp64(r, 128),
+        (true, false) => ldexp64(r, -128),
+    }
 }
 
 /// f32 to f16, rounding toward zero (V_CVT_PKRTZ_F16_F32).
