@@ -13,6 +13,7 @@ mod build;
 mod device_build;
 mod emu_args;
 mod emu_run;
+mod emu_test_objects;
 mod gfx;
 mod hip_bindgen;
 mod manifest;

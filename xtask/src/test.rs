@@ -4,6 +4,7 @@
 
 use crate::build;
 use crate::device_build;
+use crate::emu_test_objects;
 use crate::gfx::parse_targets;
 use crate::toolchain::Tools;
 use anyhow::{Result, bail};
@@ -25,6 +26,9 @@ pub fn run_all(root: &Path) -> Result<()> {
         &iron_dir,
         false,
     )?;
+    let emu_objects = iron_dir.join("emu-tests");
+    eprintln!("building the emulator's test kernels");
+    emu_test_objects::build_all(root, &emu_objects)?;
     let tools = Tools::locate()?;
     eprintln!("building the stand-in HIP runtime (a test fixture backed by the emulator)");
     let status = Command::new(&tools.cargo)
@@ -40,7 +44,9 @@ pub fn run_all(root: &Path) -> Result<()> {
     cargo
         .args(["test", "--workspace", "--", "--include-ignored"])
         .env("IRON_ARTIFACTS", &iron_dir)
-        .env("IRON_HIP_STAND_IN", &stand_in);
+        .env("IRON_HIP_STAND_IN", &stand_in)
+        .env("IRON_EMU_TEST_OBJECTS", &emu_objects)
+        .env("IRON_CODE_OBJECT_DIR", &iron_dir);
     if no_gpu.is_some() {
         cargo.args(["--skip", GPU_TEST_PREFIX]);
     }

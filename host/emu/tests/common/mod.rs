@@ -1,0 +1,463 @@
+//! Test support: LLVM tools of the pinned toolchain, and reading code objects with the `object` crate.
+#![allow(dead_code)]
+
+pub mod random_instruction;
+
+use object::{Object, ObjectSection, ObjectSymbol};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// Path of an LLVM tool shipped with the toolchain's `llvm-tools` component.
+pub fn llvm_tool(name: &str) -> Option<PathBuf> {
+    let out = Command::new("rustc")
+        .args(["--print", "sysroot"])
+        .output()
+        .ok()?;
+    let sysroot = String::from_utf8(out.stdout).ok()?;
+    let p = Path::new(sysroot.trim())
+        .join("lib/rustlib/x86_64-unknown-linux-gnu/bin")
+        .join(name);
+    p.exists().then_some(p)
+}
+
+/// One line of `llvm-objdump -d` output: address and instruction text (comment removed, whitespace
+/// normalised).
+#[derive(Debug, Clone)]
+pub struct ObjdumpLine {
+    pub address: u64,
+    pub text: String,
+}
+
+/// Normalises an instruction's text: comments removed, runs of whitespace collapsed.
+pub fn normalize(text: &str) -> String {
+    let t = text.split("//").next().unwrap_or("");
+    t.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// Runs `llvm-objdump -d --mcpu=<gfx>` on `path`; returns every instruction line.
+pub fn objdump(path: &Path, gfx: &str) -> Vec<ObjdumpLine> {
+    let tool = llvm_tool("llvm-objdump").expect("llvm-objdump from the toolchain's llvm-tools");
+    let out = Command::new(tool)
+        .arg("-d")
+        .arg(format!("--mcpu={gfx}"))
+        .arg(path)
+        .output()
+        .expect("run llvm-objdump");
+    let text = String::from_utf8_lossy(&out.stdout);
+    let mut lines = Vec::new();
+    for line in text.lines() {
+        if !line.starts_with('\t') {
+            continue;
+        }
+        let Some((ins, comment)) = line.split_once("//") else {
+            continue;
+        };
+        let Some(addr) = comment.trim().split(':').next() else {
+            continue;
+        };
+        let Ok(address) = u64::from_str_radix(addr.trim(), 16) else {
+            continue;
+        };
+        lines.push(ObjdumpLine {
+            address,
+            text: normalize(ins),
+        });
+    }
+    lines
+}
+
+/// A code object's executable text and kernels.
+pub struct CodeObject {
+    pub path: PathBuf,
+    pub e_flags: u32,
+    pub text: Vec<u8>,
+    pub text_address: u64,
+    /// (name, address, size) of each function symbol in `.text`.
+    pub functions: Vec<(String, u64, u64)>,
+    /// (kernel name, descriptor bytes) of each `<name>.kd` symbol.
+    pub descriptors: Vec<(String, Vec<u8>)>,
+}
+
+/// Reads a code object (an AMDGPU ELF).
+pub fn read_code_object(path: &Path) -> Option<CodeObject> {
+    let data = std::fs::read(path).ok()?;
+    let file = object::File::parse(&*data).ok()?;
+    let e_flags = match file.flags() {
+        object::FileFlags::Elf { e_flags, .. } => e_flags,
+        _ => return None,
+    };
+    let text = file.section_by_name(".text")?;
+    let text_address = text.address();
+    let text_bytes = text.data().ok()?.to_vec();
+    let mut functions = Vec::new();
+    let mut descriptors = Vec::new();
+    for sym in file.symbols() {
+        let Ok(name) = sym.name() else { continue };
+        if sym.kind() == object::SymbolKind::Text && sym.section_index() == Some(text.index()) {
+            functions.push((name.to_string(), sym.address(), sym.size()));
+        }
+        let section = sym
+            .section_index()
+            .and_then(|i| file.section_by_index(i).ok());
+        if let (Some(kernel), Some(sec)) = (name.strip_suffix(".kd"), section) {
+            let off = (sym.address() - sec.address()) as usize;
+            if let Some(d) = sec.data().ok().and_then(|b| b.get(off..off + 64)) {
+                descriptors.push((kernel.to_string(), d.to_vec()));
+            }
+        }
+    }
+    functions.sort_by_key(|f| f.1);
+    Some(CodeObject {
+        path: path.to_path_buf(),
+        e_flags,
+        text: text_bytes,
+        text_address,
+        functions,
+        descriptors,
+    })
+}
+
+/// The folder `cargo xtask test` builds the emulator's test kernels into (`IRON_EMU_TEST_OBJECTS`):
+/// `rust_kernels_<gfx>.elf` from `tests/data/rust`, `hip_kernels_<gfx>.co` from
+/// `tests/data/src/hip_kernels.hip` (clang-22), `mfma_scale_gfx950.co` from
+/// `tests/data/src/mfma_scale.ll` (llc).
+pub fn test_objects_dir() -> PathBuf {
+    PathBuf::from(std::env::var_os("IRON_EMU_TEST_OBJECTS").expect(
+        "IRON_EMU_TEST_OBJECTS is not set: these tests run under `cargo xtask test`, which builds \
+         the emulator's test kernels",
+    ))
+}
+
+/// Every code object the tests can find: the test kernels, the library build output
+/// (`IRON_CODE_OBJECT_DIR`, searched recursively for `*.co`), and `EMU_EXTRA_CODE_OBJECTS`
+/// (colon-separated files).
+pub fn all_code_objects() -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    collect(&test_objects_dir(), &mut out, &["co", "elf"]);
+    if let Ok(dir) = std::env::var("IRON_CODE_OBJECT_DIR") {
+        collect(Path::new(&dir), &mut out, &["co"]);
+    }
+    if let Ok(list) = std::env::var("EMU_EXTRA_CODE_OBJECTS") {
+        out.extend(list.split(':').filter(|s| !s.is_empty()).map(PathBuf::from));
+    }
+    out.sort();
+    out
+}
+
+fn collect(dir: &Path, out: &mut Vec<PathBuf>, exts: &[&str]) {
+    let Ok(rd) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for e in rd.flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            collect(&p, out, exts);
+        } else if p
+            .extension()
+            .and_then(|e| e.to_str())
+            .is_some_and(|e| exts.contains(&e))
+        {
+            out.push(p);
+        }
+    }
+}
+
+/// Assembles raw instruction words into an ELF with `llc` (module-level `.long` directives), so that
+/// `llvm-objdump` can disassemble them. Each entry is placed at a 16-byte slot padded with `s_nop 0`.
+pub fn words_to_elf(gfx: &str, slots: &[Vec<u32>], dir: &Path) -> PathBuf {
+    let mut ir = String::from(
+        "target triple = \"amdgcn-amd-amdhsa\"\nmodule asm \".text\"\nmodule asm \"probe:\"\n",
+    );
+    for words in slots {
+        let mut padded = words.clone();
+        padded.resize(SLOT_DWORDS, 0xBF80_0000);
+        let list: Vec<String> = padded.iter().map(|w| format!("{w:#010x}")).collect();
+        ir.push_str(&format!("module asm \".long {}\"\n", list.join(", ")));
+    }
+    let ll = dir.join(format!("probe_{gfx}.ll"));
+    let obj = dir.join(format!("probe_{gfx}.o"));
+    std::fs::write(&ll, ir).expect("write IR");
+    let llc = llvm_tool("llc").expect("llc from the toolchain's llvm-tools");
+    let st = Command::new(llc)
+        .args([
+            "-mtriple=amdgcn-amd-amdhsa",
+            &format!("-mcpu={gfx}"),
+            "-filetype=obj",
+        ])
+        .arg(&ll)
+        .arg("-o")
+        .arg(&obj)
+        .status()
+        .expect("run llc");
+    assert!(st.success(), "llc failed");
+    obj
+}
+
+/// Dwords per slot in [`words_to_elf`].
+pub const SLOT_DWORDS: usize = 6;
+
+/// A code object loaded into an emulated GPU the way a driver would: every loadable segment copied
+/// into one device allocation (so code-relative data works), the text registered as code.
+pub struct Loaded {
+    pub gpu: iron_emu::Gpu,
+    pub code: iron_emu::CodeId,
+    pub image_base: u64,
+    /// (kernel name, descriptor address, descriptor).
+    pub kernels: Vec<(String, u64, iron_emu::KernelDescriptor)>,
+}
+
+/// Loads the code object at `path` into a fresh GPU of its target.
+pub fn load(path: &Path) -> Loaded {
+    use object::ObjectSegment;
+    let data = std::fs::read(path).expect("read code object");
+    let file = object::File::parse(&*data).expect("parse ELF");
+    let co = read_code_object(path).expect("code object");
+    let target = iron_emu::Target::from_elf_flags(co.e_flags).expect("modelled target");
+    let mut gpu = iron_emu::Gpu::new(target);
+    let end = file
+        .segments()
+        .map(|s| s.address() + s.size())
+        .max()
+        .unwrap_or(0);
+    let image_base = gpu
+        .memory_mut()
+        .alloc(end.max(1), 4096)
+        .expect("image allocation");
+    for seg in file.segments() {
+        let bytes = seg.data().expect("segment data");
+        gpu.memory_mut()
+            .write(image_base + seg.address(), bytes)
+            .expect("copy segment");
+    }
+    let code = gpu.load_code(&co.text, image_base + co.text_address);
+    let mut kernels = Vec::new();
+    for sym in file.symbols() {
+        let Ok(name) = sym.name() else { continue };
+        if let Some(k) = name.strip_suffix(".kd") {
+            let addr = image_base + sym.address();
+            let bytes = gpu.memory().read_vec(addr, 64).expect("descriptor");
+            let kd = iron_emu::KernelDescriptor::from_bytes(&bytes).expect("descriptor");
+            kernels.push((k.to_string(), addr, kd));
+        }
+    }
+    Loaded {
+        gpu,
+        code,
+        image_base,
+        kernels,
+    }
+}
+
+impl Loaded {
+    /// Launches kernel `name` with explicit kernarg bytes (zero-padded to the descriptor's size).
+    pub fn launch(
+        &mut self,
+        name: &str,
+        args: &[u8],
+        grid: [u32; 3],
+        block: [u32; 3],
+        dynamic_lds: u32,
+    ) -> Result<iron_emu::Counters, iron_emu::EmuError> {
+        let (_, kd_addr, kd) = self
+            .kernels
+            .iter()
+            .find(|k| k.0 == name)
+            .unwrap_or_else(|| panic!("no kernel {name}"))
+            .clone();
+        let mut kernarg = args.to_vec();
+        kernarg.resize(kernarg.len().max(kd.kernarg_size as usize), 0);
+        let d = iron_emu::Dispatch {
+            kernel_name: name,
+            code: self.code,
+            entry: kd_addr.wrapping_add(kd.kernel_code_entry_byte_offset as u64),
+            descriptor: kd,
+            kernarg: &kernarg,
+            grid,
+            workgroup_size: block,
+            dynamic_lds,
+        };
+        self.gpu.dispatch(&d)
+    }
+
+    /// Allocates a device buffer holding `bytes`.
+    pub fn upload(&mut self, bytes: &[u8]) -> u64 {
+        let a = self
+            .gpu
+            .memory_mut()
+            .alloc(bytes.len().max(1) as u64, 256)
+            .expect("alloc");
+        self.gpu.memory_mut().write(a, bytes).expect("write");
+        a
+    }
+
+    /// Reads `len` bytes of device memory.
+    pub fn download(&self, address: u64, len: usize) -> Vec<u8> {
+        self.gpu
+            .memory()
+            .read_vec(address, len as u64)
+            .expect("read")
+    }
+}
+
+/// Kernarg bytes built field by field at natural alignment.
+#[derive(Default)]
+pub struct Args(pub Vec<u8>);
+
+impl Args {
+    pub fn ptr(mut self, p: u64) -> Self {
+        self.align(8);
+        self.0.extend_from_slice(&p.to_le_bytes());
+        self
+    }
+    pub fn u32(mut self, v: u32) -> Self {
+        self.align(4);
+        self.0.extend_from_slice(&v.to_le_bytes());
+        self
+    }
+    pub fn u64(mut self, v: u64) -> Self {
+        self.align(8);
+        self.0.extend_from_slice(&v.to_le_bytes());
+        self
+    }
+    pub fn f32(mut self, v: f32) -> Self {
+        self.align(4);
+        self.0.extend_from_slice(&v.to_le_bytes());
+        self
+    }
+    fn align(&mut self, a: usize) {
+        while !self.0.len().is_multiple_of(a) {
+            self.0.push(0);
+        }
+    }
+}
+
+/// Path of one of the test kernels' code objects.
+pub fn data(name: &str) -> PathBuf {
+    test_objects_dir().join(name)
+}
+
+/// Bytes of a slice of plain values.
+pub fn bytes_of<T: Copy>(v: &[T]) -> Vec<u8> {
+    // SAFETY: `T: Copy` plain data read as bytes; the slice is valid for its whole length.
+    unsafe {
+        std::slice::from_raw_parts(v.as_ptr().cast::<u8>(), std::mem::size_of_val(v)).to_vec()
+    }
+}
+
+/// Values of type `T` from bytes (length must be a multiple of the size of `T`).
+pub fn from_bytes<T: Copy + Default>(b: &[u8]) -> Vec<T> {
+    let n = b.len() / std::mem::size_of::<T>();
+    let mut out = vec![T::default(); n];
+    // SAFETY: `out` holds `n` values, exactly `n * size_of::<T>()` bytes, and `T` is plain data.
+    unsafe {
+        std::ptr::copy_nonoverlapping(
+            b.as_ptr(),
+            out.as_mut_ptr().cast::<u8>(),
+            n * std::mem::size_of::<T>(),
+        )
+    };
+    out
+}
+
+/// Assembles instruction lines for `gfx` with `llc` (inline asm in an otherwise empty kernel) and
+/// returns the machine code of the kernel body (the inline asm, then `s_endpgm`). `None` if `llc` is
+/// not installed; panics if it rejects the assembly.
+pub fn assemble(gfx: &str, lines: &[&str]) -> Option<Vec<u8>> {
+    let llc = llvm_tool("llc")?;
+    let dir =
+        std::env::temp_dir().join(format!("iron-emu-asm-{}-{}", std::process::id(), unique()));
+    std::fs::create_dir_all(&dir).ok()?;
+    let mut ir =
+        String::from("target triple = \"amdgcn-amd-amdhsa\"\ndefine amdgpu_kernel void @k() {\n");
+    for l in lines {
+        ir.push_str(&format!(
+            "  call void asm sideeffect \"{}\", \"\"()\n",
+            l.replace('"', "\\22")
+        ));
+    }
+    ir.push_str("  ret void\n}\n");
+    let ll = dir.join("k.ll");
+    let obj = dir.join("k.o");
+    std::fs::write(&ll, ir).ok()?;
+    let st = Command::new(llc)
+        .args([
+            "-mtriple=amdgcn-amd-amdhsa",
+            &format!("-mcpu={gfx}"),
+            "-filetype=obj",
+        ])
+        .arg(&ll)
+        .arg("-o")
+        .arg(&obj)
+        .status()
+        .ok()?;
+    assert!(
+        st.success(),
+        "llc rejected the assembly for {gfx}: {lines:?}"
+    );
+    let data = std::fs::read(&obj).ok()?;
+    let file = object::File::parse(&*data).ok()?;
+    let text = file.section_by_name(".text")?.data().ok()?.to_vec();
+    let _ = std::fs::remove_dir_all(&dir);
+    Some(text)
+}
+
+fn unique() -> u64 {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static N: AtomicU64 = AtomicU64::new(0);
+    N.fetch_add(1, Ordering::Relaxed)
+}
+
+/// A hand-made kernel: assembled code and a descriptor asking for a kernarg pointer in s[0:1],
+/// the workgroup id x in s2 and work-item ids x/y/z.
+pub struct AsmKernel {
+    pub gpu: iron_emu::Gpu,
+    pub code: iron_emu::CodeId,
+    pub entry: u64,
+    pub descriptor: iron_emu::KernelDescriptor,
+}
+
+impl AsmKernel {
+    /// Assembles `lines` for `gfx` (`None` if `llc` is unavailable).
+    pub fn new(gfx: &str, lines: &[&str]) -> Option<AsmKernel> {
+        let text = assemble(gfx, lines)?;
+        let target = iron_emu::Target::from_name(gfx)?;
+        let mut gpu = iron_emu::Gpu::new(target);
+        let entry = gpu.memory_mut().alloc(text.len() as u64, 4096).ok()?;
+        gpu.memory_mut().write(entry, &text).ok()?;
+        let code = gpu.load_code(&text, entry);
+        let descriptor = iron_emu::KernelDescriptor {
+            kernarg_size: 64,
+            compute_pgm_rsrc1: 3 << 16 | 3 << 18 | 1 << 21 | 1 << 23,
+            // user SGPRs: 2 (kernarg pointer); workgroup id x; work-item ids x, y, z.
+            compute_pgm_rsrc2: 2 << 1 | 1 << 7 | 2 << 11,
+            kernel_code_properties: 1 << 3,
+            ..Default::default()
+        };
+        Some(AsmKernel {
+            gpu,
+            code,
+            entry,
+            descriptor,
+        })
+    }
+
+    /// Runs the kernel once over `grid` workgroups of `block` work-items.
+    pub fn run(
+        &mut self,
+        kernarg: &[u8],
+        grid: [u32; 3],
+        block: [u32; 3],
+    ) -> Result<iron_emu::Counters, iron_emu::EmuError> {
+        let d = iron_emu::Dispatch {
+            kernel_name: "asm",
+            code: self.code,
+            entry: self.entry,
+            descriptor: self.descriptor,
+            kernarg,
+            grid,
+            workgroup_size: block,
+            dynamic_lds: 0,
+        };
+        self.gpu.dispatch(&d)
+    }
+}

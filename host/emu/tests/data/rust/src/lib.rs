@@ -1,0 +1,267 @@
+//! Test kernels for the emulator: loops, f32/f64 math, atomics, LDS, DPP, wave operations, f16.
+//! `cargo xtask test` builds them for every CDNA target (`--kernels host/emu/tests/data/rust`).
+#![no_std]
+#![feature(
+    abi_gpu_kernel,
+    stdarch_amdgpu,
+    core_intrinsics,
+    gpu_launch_sized_workgroup_mem,
+    f16,
+    core_float_math,
+    link_llvm_intrinsics,
+    gpu_intrinsics
+)]
+#![allow(internal_features)]
+use core::arch::amdgpu as a;
+use core::sync::atomic::{AtomicI32, AtomicU32, AtomicU64, Ordering};
+
+use iron_intrinsics::kernel;
+
+unsafe extern "C" {
+    #[link_name = "llvm.amdgcn.global.atomic.fadd.f32.p1.f32"]
+    fn gfadd(p: *mut f32, v: f32) -> f32;
+}
+
+#[inline(always)]
+fn gid() -> usize {
+    (a::workgroup_id_x() * 256 + a::workitem_id_x()) as usize
+}
+
+#[kernel(max_threads = 1024)]
+pub fn vadd(a_: *const f32, b: *const f32, c: *mut f32, n: u32) {
+    let i = a::workgroup_id_x() * 256 + a::workitem_id_x();
+    if i < n {
+        unsafe {
+            *c.add(i as usize) = *a_.add(i as usize) + *b.add(i as usize);
+        }
+    }
+}
+
+#[kernel(max_threads = 1024)]
+pub fn fmath(x: *const f32, y: *mut f32, n: u32) {
+    let i = gid();
+    if i < n as usize {
+        unsafe {
+            let v = *x.add(i);
+            let s = core::f32::math::sqrt(v.abs());
+            let d = v / (s + 1.5);
+            let e = core::intrinsics::expf32(d * 0.25);
+            let l = core::intrinsics::logf32(s + 2.0);
+            let m = core::f32::math::mul_add(d, e, l);
+            *y.add(i) = m + core::intrinsics::floorf32(v) - core::intrinsics::powf32(s, 0.5);
+        }
+    }
+}
+
+#[kernel(max_threads = 1024)]
+pub fn dmath(x: *const f64, y: *mut f64, n: u32) {
+    let i = gid();
+    if i < n as usize {
+        unsafe {
+            let v = *x.add(i);
+            let s = core::f64::math::sqrt(v.abs());
+            *y.add(i) = v / (s + 1.5) + core::intrinsics::floorf64(v * 3.0);
+        }
+    }
+}
+
+#[kernel(max_threads = 1024)]
+pub fn loop_sum(x: *const u32, out: *mut u64, n: u32, stride: u32) {
+    let i = gid();
+    let mut acc: u64 = 0;
+    let mut k = i as u32;
+    while k < n {
+        let v = unsafe { *x.add(k as usize) } as u64;
+        acc = acc.wrapping_mul(31).wrapping_add(v * v) ^ (acc >> 7);
+        k += stride;
+    }
+    unsafe {
+        *out.add(i) = acc;
+    }
+}
+
+#[kernel(max_threads = 1024)]
+pub fn atomics(
+    ctr: *mut u32,
+    c64: *mut u64,
+    fsum: *mut f32,
+    imax: *mut i32,
+    x: *const f32,
+    n: u32,
+) {
+    let i = gid();
+    if i < n as usize {
+        unsafe {
+            let v = *x.add(i);
+            AtomicU32::from_ptr(ctr).fetch_add(1, Ordering::Relaxed);
+            AtomicU64::from_ptr(c64).fetch_add(i as u64, Ordering::Relaxed);
+            AtomicI32::from_ptr(imax).fetch_max(v as i32, Ordering::Relaxed);
+            AtomicU32::from_ptr(ctr.add(1)).fetch_or(1 << (i % 32), Ordering::Relaxed);
+            let old = AtomicU32::from_ptr(ctr.add(2)).fetch_xor(i as u32, Ordering::Relaxed);
+            let _ = AtomicU32::from_ptr(ctr.add(3)).compare_exchange(
+                0,
+                old,
+                Ordering::Relaxed,
+                Ordering::Relaxed,
+            );
+            gfadd(fsum, v);
+        }
+    }
+}
+
+#[kernel(max_threads = 1024)]
+pub fn lds_reduce(x: *const f32, out: *mut f32) {
+    let lds = core::intrinsics::gpu::gpu_launch_sized_workgroup_mem::<f32>();
+    let t = a::workitem_id_x() as usize;
+    unsafe {
+        *lds.add(t) = *x.add(gid());
+        a::s_barrier();
+        let mut s = 128;
+        while s > 0 {
+            if t < s {
+                *lds.add(t) += *lds.add(t + s);
+            }
+            a::s_barrier();
+            s >>= 1;
+        }
+        if t == 0 {
+            *out.add(a::workgroup_id_x() as usize) = *lds;
+        }
+    }
+}
+
+#[kernel(max_threads = 1024)]
+pub fn wave_ops(x: *const u32, out: *mut u32) {
+    let i = gid();
+    unsafe {
+        let v = *x.add(i);
+        let lane = a::mbcnt_hi(!0, a::mbcnt_lo(!0, 0));
+        let b = a::ds_bpermute(((lane + 1) % 64) * 4, v);
+        let d = a::update_dpp::<0x111, 0xf, 0xf, false>(0, v); // row_shr:1
+        let r = a::readfirstlane_u32(v);
+        let bal = a::ballot(v & 1 == 1);
+        let p = a::ds_permute(((lane + 3) % 64) * 4, v);
+        *out.add(i) =
+            b ^ d.wrapping_mul(3) ^ r ^ (bal as u32) ^ ((bal >> 32) as u32) ^ p.rotate_left(5);
+    }
+}
+
+#[kernel(max_threads = 1024)]
+pub fn i64_math(x: *const i64, y: *mut i64, n: u32) {
+    let i = gid();
+    if i < n as usize {
+        unsafe {
+            let v = *x.add(i);
+            let q = v / 7 - (v % 13) * 5;
+            let u = (v as u64) >> (i % 63);
+            *y.add(i) = q
+                ^ (u as i64)
+                ^ v.wrapping_mul(0x1234_5678_9abc)
+                ^ (v.leading_zeros() as i64)
+                ^ (v.count_ones() as i64);
+        }
+    }
+}
+
+#[kernel(max_threads = 1024)]
+pub fn u32_div(x: *const u32, y: *mut u32, n: u32) {
+    let i = gid();
+    if i < n as usize {
+        unsafe {
+            let v = *x.add(i);
+            let d = (i as u32 % 17) + 1;
+            *y.add(i) = v / d + v % (d + 3) + (v as i32 / -(d as i32)) as u32;
+        }
+    }
+}
+
+#[kernel(max_threads = 1024)]
+pub fn half_math(x: *const f16, y: *mut f16, z: *mut f32, n: u32) {
+    let i = gid();
+    if i < n as usize {
+        unsafe {
+            let v = *x.add(i);
+            let w = v * (2.0 as f16) + (0.5 as f16);
+            *y.add(i) = if w > v { w - v } else { w * v };
+            *z.add(i) = (w as f32) * 1.25;
+        }
+    }
+}
+
+#[kernel(max_threads = 1024)]
+pub fn conv(x: *const f32, y: *mut i32, z: *mut u8, w: *mut u16, n: u32) {
+    let i = gid();
+    if i < n as usize {
+        unsafe {
+            let v = *x.add(i);
+            *y.add(i) = v as i32 + (v as u32) as i32 + (v as f64 * 3.0) as i32;
+            *z.add(i) = (v * 10.0) as u8;
+            *w.add(i) = (v as i16) as u16;
+        }
+    }
+}
+
+#[kernel(max_threads = 1024)]
+pub fn sl(x: &[f32], y: &mut [f32]) {
+    let i = gid();
+    y[i] = x[i] * 2.0;
+}
+
+#[kernel(max_threads = 1024)]
+pub fn grid2d(x: *const f32, y: *mut f32, w: u32, h: u32) {
+    let cx = a::workgroup_id_x() * 16 + a::workitem_id_x();
+    let cy = a::workgroup_id_y() * 16 + a::workitem_id_y();
+    if cx < w && cy < h {
+        unsafe {
+            let idx = (cy * w + cx) as usize;
+            let l = if cx > 0 { *x.add(idx - 1) } else { 0.0 };
+            let r = if cx + 1 < w { *x.add(idx + 1) } else { 0.0 };
+            *y.add(idx) = l + r - 2.0 * *x.add(idx) + a::workitem_id_z() as f32;
+        }
+    }
+}
+
+#[kernel(max_threads = 1024)]
+pub fn dispatch_info(out: *mut u32) {
+    unsafe {
+        let p = core::intrinsics::gpu::amdgpu_dispatch_ptr() as *const u16;
+        if a::workitem_id_x() == 0 {
+            let o = out.add(a::workgroup_id_x() as usize * 4);
+            *o = *p.add(2) as u32; // workgroup_size_x
+            *o.add(1) = *(p.add(6) as *const u32); // grid_size_x
+            *o.add(2) = a::wavefrontsize();
+            *o.add(3) = a::dispatch_id() as u32;
+        }
+    }
+}
+
+#[kernel(max_threads = 1024)]
+pub fn bytes(x: *const u8, y: *mut u16, n: u32) {
+    let i = gid();
+    if i < n as usize {
+        unsafe {
+            let b = *x.add(i) as u16;
+            let c = *x.add(i + 1) as i8;
+            *y.add(i) =
+                b.wrapping_mul(3).wrapping_add(c as u16) | ((b.leading_zeros() as u16) << 12);
+        }
+    }
+}
+
+#[kernel(max_threads = 1024, allow_scratch)]
+pub fn stack_array(x: *const u32, y: *mut u32, n: u32) {
+    let i = gid();
+    let mut arr = [0u32; 64];
+    for k in 0..64 {
+        arr[k] = unsafe { *x.add((i + k) % n as usize) };
+    }
+    let idx = unsafe { *x.add(i) } as usize % 64;
+    arr[idx] ^= 0xdead;
+    let mut s = 0u32;
+    for k in 0..64 {
+        s = s.wrapping_add(arr[(k * 7 + idx) % 64]);
+    }
+    unsafe {
+        *y.add(i) = s;
+    }
+}

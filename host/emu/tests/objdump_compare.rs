@@ -1,0 +1,75 @@
+//! Every kernel of every code object the tests can find is disassembled by the emulator and by
+//! `llvm-objdump`; the instruction texts must agree line by line.
+
+mod common;
+
+use common::{all_code_objects, llvm_tool, objdump, read_code_object};
+use iron_emu::Target;
+use iron_emu::gfx9::{decode, disassemble};
+
+#[test]
+#[ignore = "needs the emulator's test kernels, built by `cargo xtask test`"]
+fn kernels_disassemble_like_llvm_objdump() {
+    if llvm_tool("llvm-objdump").is_none() {
+        eprintln!("llvm-objdump not found (install the llvm-tools component): skipped");
+        return;
+    }
+    let paths = all_code_objects();
+    assert!(!paths.is_empty(), "no code objects found");
+    let mut compared = 0usize;
+    let mut mismatches = Vec::new();
+    for path in &paths {
+        let co = read_code_object(path)
+            .unwrap_or_else(|| panic!("{}: not an AMDGPU code object", path.display()));
+        let Some(target) = Target::from_elf_flags(co.e_flags) else {
+            eprintln!(
+                "{}: target {:#x} is not modelled: skipped",
+                path.display(),
+                co.e_flags & 0xff
+            );
+            continue;
+        };
+        let words: Vec<u32> = co
+            .text
+            .chunks_exact(4)
+            .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+            .collect();
+        for line in objdump(path, target.name()) {
+            let Some(f) = co
+                .functions
+                .iter()
+                .find(|f| line.address >= f.1 && line.address < f.1 + f.2.max(4))
+            else {
+                continue;
+            };
+            let index = ((line.address - co.text_address) / 4) as usize;
+            let ours = match words.get(index..).map(|w| decode(target, w)) {
+                Some(Ok(i)) => disassemble(target, &i),
+                Some(Err(e)) => format!("<{e}>"),
+                None => "<outside .text>".into(),
+            };
+            let ours = common::normalize(&ours);
+            compared += 1;
+            if ours != line.text {
+                mismatches.push(format!(
+                    "{} {} {:#x}: llvm `{}` ours `{}`",
+                    path.display(),
+                    f.0,
+                    line.address,
+                    line.text,
+                    ours
+                ));
+            }
+        }
+    }
+    for m in mismatches.iter().take(50) {
+        eprintln!("{m}");
+    }
+    eprintln!(
+        "{} code objects, {compared} instructions, {} differ",
+        paths.len(),
+        mismatches.len()
+    );
+    assert!(compared > 0);
+    assert!(mismatches.is_empty());
+}

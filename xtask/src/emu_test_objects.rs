@@ -1,0 +1,73 @@
+//! The emulator's test kernels, built from source for every CDNA target before the tests run:
+//! Rust kernels (`host/emu/tests/data/rust`), HIP C++ kernels compiled by clang-22
+//! (`host/emu/tests/data/src/hip_kernels.hip`) and an MFMA probe in LLVM IR
+//! (`host/emu/tests/data/src/mfma_scale.ll`).
+
+use crate::build;
+use crate::device_build::DeviceCrate;
+use crate::gfx::parse_targets;
+use crate::toolchain::{Tools, run};
+use anyhow::{Context, Result};
+use std::path::Path;
+use std::process::Command;
+
+/// The CDNA targets the emulator runs.
+const EMULATED: [&str; 3] = ["gfx90a", "gfx942", "gfx950"];
+
+/// Builds every test kernel into `out` (`rust_kernels_<gfx>.elf`, `hip_kernels_<gfx>.co`,
+/// `mfma_scale_gfx950.co`).
+pub fn build_all(root: &Path, out: &Path) -> Result<()> {
+    let data = root.join("host/emu/tests/data");
+    std::fs::create_dir_all(out)?;
+    let rust = DeviceCrate {
+        manifest: data.join("rust/Cargo.toml"),
+        package: "iron-emu-test-kernels".into(),
+    };
+    let rust_out = out.join("rust");
+    build::build(
+        root,
+        &rust,
+        &parse_targets(&EMULATED.join(","), None)?,
+        &rust_out,
+        false,
+    )?;
+    for gfx in EMULATED {
+        std::fs::copy(
+            rust_out.join(gfx).join("kernels.co"),
+            out.join(format!("rust_kernels_{gfx}.elf")),
+        )?;
+        let hip = out.join(format!("hip_kernels_{gfx}.co"));
+        run(Command::new("clang-22")
+            .args([
+                "-x",
+                "hip",
+                &format!("--offload-arch={gfx}"),
+                "-nogpulib",
+                "-nogpuinc",
+            ])
+            .args(["--cuda-device-only", "--no-gpu-bundle-output", "-O3", "-c"])
+            .arg(data.join("src/hip_kernels.hip"))
+            .arg("-o")
+            .arg(&hip))
+        .context("compiling the emulator's HIP test kernels needs clang-22 and lld-22 (Debian)")?;
+    }
+    let tools = Tools::locate()?;
+    let object = out.join("mfma_scale_gfx950.o");
+    run(Command::new(&tools.llc)
+        .args([
+            "-O3",
+            "-mcpu=gfx950",
+            "-filetype=obj",
+            "--amdhsa-code-object-version=5",
+        ])
+        .arg(data.join("src/mfma_scale.ll"))
+        .arg("-o")
+        .arg(&object))?;
+    run(Command::new(&tools.rust_lld)
+        .args(["-flavor", "gnu", "-shared"])
+        .arg(&object)
+        .arg("-o")
+        .arg(out.join("mfma_scale_gfx950.co")))?;
+    std::fs::remove_file(object)?;
+    Ok(())
+}
