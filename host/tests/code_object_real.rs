@@ -333,6 +333,9 @@ fn check_against_llvm(path: &Path, object: &CodeObject) {
 
     let symbols = readobj_symbols(&run_tool(&readobj, &["--symbols", "--dyn-symbols"], path));
     let objdump = llvm_tool("llvm-objdump");
+    let dump = objdump
+        .as_ref()
+        .map(|objdump| objdump_bytes(&run_tool(objdump, &["-s", "-j", ".rodata"], path)));
     for kernel in object.kernels() {
         let (kd_value, kd_size) = symbols[&kernel.metadata().symbol];
         assert_eq!(
@@ -351,10 +354,7 @@ fn check_against_llvm(path: &Path, object: &CodeObject) {
             kernel.code().len() as u64,
             "{context}: code spans the function"
         );
-        if let Some(objdump) = &objdump {
-            let start = format!("--start-address=0x{kd_value:x}");
-            let stop = format!("--stop-address=0x{:x}", kd_value + 64);
-            let dump = objdump_bytes(&run_tool(objdump, &["-s", &start, &stop], path));
+        if let Some(dump) = &dump {
             let written = kernel.descriptor().to_bytes();
             for (i, byte) in written.iter().enumerate() {
                 let reserved = (12..16).contains(&i) || (24..44).contains(&i) || i >= 60;
@@ -397,14 +397,13 @@ fn code_objects_in(path: &Path) -> Vec<(String, Vec<u8>)> {
 }
 
 #[test]
+#[ignore = "needs the device build: run `cargo xtask test`"]
 fn real_code_objects_match_llvm() {
     let paths = real_code_objects();
-    if paths.is_empty() {
-        println!(
-            "skipped: no real code objects here (set IRON_CODE_OBJECT_DIR or run cargo xtask build)"
-        );
-        return;
-    }
+    assert!(
+        !paths.is_empty(),
+        "no code objects in IRON_CODE_OBJECT_DIR: run `cargo xtask test`"
+    );
     for path in &paths {
         for (context, bytes) in code_objects_in(path) {
             let object = CodeObject::parse(&bytes).unwrap_or_else(|e| panic!("{context}: {e}"));
@@ -419,45 +418,6 @@ fn real_code_objects_match_llvm() {
                 check_against_llvm(path, &object);
             }
         }
-    }
-}
-
-#[test]
-fn the_probe_sample_has_its_two_kernels() {
-    let path = PathBuf::from("/tmp/probe/k/target/amdgcn-gfx950/release/k.elf");
-    let Ok(bytes) = std::fs::read(&path) else {
-        println!("skipped: {} is not on this machine", path.display());
-        return;
-    };
-    let object = CodeObject::parse(&bytes).unwrap();
-    assert_eq!(object.target().processor, "gfx950");
-    let vadd = object.kernel("vadd").unwrap();
-    let args: Vec<_> = vadd
-        .metadata()
-        .args
-        .iter()
-        .map(|a| (a.offset, a.size, a.value_kind.as_str()))
-        .collect();
-    assert_eq!(
-        args,
-        [
-            (0, 8, "global_buffer"),
-            (8, 8, "global_buffer"),
-            (16, 8, "global_buffer"),
-            (24, 4, "by_value")
-        ]
-    );
-    // `sl(x: &[f32], y: &mut [f32])`: each slice is a pointer and a length.
-    let sl = object.kernel("sl").unwrap();
-    assert_eq!(sl.metadata().args.len(), 4);
-    assert_eq!(sl.metadata().kernarg_segment_size, 32);
-    for kernel in [vadd, sl] {
-        let rsrc2 = kernel.descriptor().rsrc2();
-        assert!(
-            rsrc2.enable_sgpr_workgroup_id_x,
-            "both kernels read workgroup_id_x"
-        );
-        assert_eq!(kernel.wave_size(), 64);
     }
 }
 
@@ -479,17 +439,17 @@ fn hand_made_objects_read_the_same_in_llvm() {
 }
 
 #[test]
+#[ignore = "needs the device build: run `cargo xtask test`"]
 fn mutated_real_code_objects_never_panic() {
     use rand::{Rng, SeedableRng};
-    let Some(path) = real_code_objects()
+    let path = real_code_objects()
         .into_iter()
         .find(|p| !is_bundle(&std::fs::read(p).unwrap()))
-    else {
-        println!("skipped: no real code object here");
-        return;
-    };
+        .expect("no code object in IRON_CODE_OBJECT_DIR: run `cargo xtask test`");
     let original = std::fs::read(&path).unwrap();
-    for len in 0..original.len() {
+    // Every header-sized prefix, then every 61st length up to the whole file.
+    let lengths = (0..original.len().min(4096)).chain((4096..original.len()).step_by(61));
+    for len in lengths {
         assert!(
             CodeObject::parse(&original[..len]).is_err(),
             "{}: prefix of {len} bytes",

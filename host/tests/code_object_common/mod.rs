@@ -410,10 +410,6 @@ pub fn run_tool(tool: &Path, args: &[&str], file: &Path) -> String {
 /// `target/iron`.
 pub fn real_code_objects() -> Vec<PathBuf> {
     let mut found = Vec::new();
-    let sample = PathBuf::from("/tmp/probe/k/target/amdgcn-gfx950/release/k.elf");
-    if sample.exists() {
-        found.push(sample);
-    }
     if let Ok(dir) = std::env::var("IRON_CODE_OBJECT_DIR") {
         collect(Path::new(&dir), &["co", "elf"], &mut found);
     }
