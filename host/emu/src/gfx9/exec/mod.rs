@@ -4,20 +4,27 @@
 //! `s_barrier` and LDS communication between waves work. Each wave executes decoded instructions from
 //! the [`Program`]'s cache; every instruction's semantics live in the submodules by family.
 //!
-//! Not executed (they stop the wave with [`Fault::Unsupported`]): MFMA/SMFMAC (decoded only), GDS,
+//! Not executed (they stop the wave with [`Fault::Unsupported`]): the sparse SMFMAC and the XF32
+//! matrix instructions (decoded only), GDS,
 //! scalar scratch (`s_scratch_*`), `s_cbranch_g_fork`/`i_fork`/`join`, `s_cbranch_cdbg*`,
 //! `s_rfe*`, `s_setvskip`, `s_sendmsghalt`, `s_setreg` of hardware registers other than MODE and
 //! TRAPSTS, `v_cvt_pkaccum_u8_f32`, `v_qsad_pk_u16_u8`, `v_mqsad_*`, `v_screen_partition_4se_b32`,
-//! formatted buffer accesses with packed 10/11-bit data formats, and on gfx950 the `v_cvt_scalef32_*`
-//! conversions, `v_cvt_sr_{f16,bf16}_f32`, `v_prng_b32` and `ds_read_b{64,96}_tr_*`. Not modelled:
+//! formatted buffer accesses with packed 10/11-bit data formats, and on gfx950 the stochastic
+//! rounding conversions `v_cvt_scalef32_sr_*` and `v_cvt_sr_{f16,bf16}_f32`, `v_prng_b32` and
+//! `ds_read_b{64,96}_tr_*`. Not modelled:
 //! rounding modes other than round-to-nearest-even, FP16 overflow mode, exception/trap status bits.
 
 mod buffer_format;
 mod float;
 mod fp8;
 mod lds;
+mod mfma;
+mod mfma_layout;
+mod mfma_shape;
+mod minifloat;
 mod program;
 mod scalar;
+mod scaled_convert;
 mod valu;
 mod valu_ops;
 mod vmem;
@@ -141,6 +148,11 @@ fn execute_instruction(ctx: &mut Ctx<'_>, w: &mut Wave, i: &Instruction) -> Resu
             scalar::execute(ctx, w, i)
         }
         Format::Smem => scalar::smem(ctx, w, i),
+        Format::Vop3 if scaled_convert::handles(i.op) => {
+            ctx.count(InstructionClass::Valu);
+            scaled_convert::execute(w, i)?;
+            Ok(Flow::Next)
+        }
         Format::Vop1 | Format::Vop2 | Format::Vopc | Format::Vop3 | Format::Vop3b => {
             ctx.count(InstructionClass::Valu);
             valu::execute(ctx, w, i)?;
@@ -155,10 +167,10 @@ fn execute_instruction(ctx: &mut Ctx<'_>, w: &mut Wave, i: &Instruction) -> Resu
             ctx.count(InstructionClass::Mfma);
             if matches!(i.op, Op::V_ACCVGPR_READ_B32 | Op::V_ACCVGPR_WRITE_B32) {
                 vop3p::execute(w, i)?;
-                Ok(Flow::Next)
             } else {
-                Err(Fault::Unsupported)
+                mfma::execute(ctx.target, w, i)?;
             }
+            Ok(Flow::Next)
         }
         Format::Ds => {
             lds::execute(ctx, w, i)?;
