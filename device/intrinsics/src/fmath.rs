@@ -1,4 +1,5 @@
-//! Elementary functions for kernels (there is no libm on the GPU): `exp` and `sqrt` in f32.
+//! Elementary functions for kernels (there is no libm on the GPU), in f32: `exp`, `exp2`, `log2`,
+//! `sqrt` and `sin_cos`.
 //!
 //! `exp(x)` reduces its argument to `2^n * 2^f` with `n` an integer and `|f| <= 0.5`, carrying
 //! the product `x * log2(e)` as a pair of f32 (the low part by FMA), evaluates `2^f` with the
@@ -14,6 +15,9 @@ unsafe extern "C" {
     /// `v_ldexp_f32`: `x * 2^n`, rounded once (overflow to infinity, underflow to subnormals or 0).
     #[link_name = "llvm.ldexp.f32.i32"]
     fn ldexp(x: f32, n: i32) -> f32;
+    /// `v_log_f32`: `log2(x)`, without LLVM's subnormal handling (1 ulp for normal inputs).
+    #[link_name = "llvm.amdgcn.log.f32"]
+    fn hardware_log2(x: f32) -> f32;
 }
 
 /// `log2(e)` rounded to f32.
@@ -54,6 +58,126 @@ pub fn exp(x: f32) -> f32 {
     // SAFETY: pure arithmetic with no preconditions.
     let result = unsafe { ldexp(hardware_exp2(f), n) };
     if x.is_nan() { x } else { result }
+}
+
+/// `2^x` in f32: the hardware `v_exp_f32` on the fraction `x - round(x)` (at most 1/2 in
+/// magnitude, where it is accurate to 1 ulp), scaled by `2^round(x)` with `v_ldexp_f32`. Within
+/// 1 ulp for results in the normal range; `exp2(0) = 1` exactly; underflow gives subnormals or 0,
+/// overflow infinity; NaN stays NaN.
+#[inline(always)]
+pub fn exp2(x: f32) -> f32 {
+    // Clamping keeps the integer part small (every result beyond is 0 or infinity anyway); NaN
+    // fails the first comparison and is put back at the end.
+    let clamped = if x >= -160.0 {
+        if x <= 160.0 { x } else { 160.0 }
+    } else {
+        -160.0
+    };
+    let n = core::f32::math::round_ties_even(clamped);
+    // SAFETY: |n| <= 160.
+    let integer = unsafe { n.to_int_unchecked::<i32>() };
+    // SAFETY: pure arithmetic with no preconditions; clamped - n is exact and at most 1/2.
+    let result = unsafe { ldexp(hardware_exp2(clamped - n), integer) };
+    if x.is_nan() { x } else { result }
+}
+
+/// `log2(x)` in f32 for positive normal `x` (`x >= 2^-126`), with the hardware `v_log_f32`:
+/// within 1 ulp. Subnormal inputs are not scaled first (the hardware may treat them as 0);
+/// `log2(+inf) = +inf`, negative inputs and NaN give NaN.
+#[inline(always)]
+pub fn log2(x: f32) -> f32 {
+    // SAFETY: pure arithmetic with no preconditions.
+    unsafe { hardware_log2(x) }
+}
+
+/// `pi / 2` as the sum of three f32 (`PI_2_A + PI_2_B + PI_2_C`, within 1.1e-23 of it): the
+/// first is `pi / 2` rounded to f32, each next one the rounded remainder.
+const PI_2_A: f32 = f32::from_bits(0x3FC9_0FDB);
+/// The second part of `pi / 2` (about -4.37e-8).
+const PI_2_B: f32 = f32::from_bits(0xB33B_BD2E);
+/// The third part of `pi / 2` (about -1.72e-15).
+const PI_2_C: f32 = f32::from_bits(0xA6F7_2CED);
+/// `2 / pi` rounded to f32.
+const TWO_OVER_PI: f32 = f32::from_bits(0x3F22_F983);
+
+/// `sin(r)` for `|r| <= 1.3`: the Taylor polynomial to `r^13` (truncation below `4e-9`).
+#[inline(always)]
+fn sin_polynomial(r: f32) -> f32 {
+    let r2 = r * r;
+    let mut p = 1.0 / 6_227_020_800.0;
+    p = crate::math::mul_add(p, r2, -1.0 / 39_916_800.0);
+    p = crate::math::mul_add(p, r2, 1.0 / 362_880.0);
+    p = crate::math::mul_add(p, r2, -1.0 / 5_040.0);
+    p = crate::math::mul_add(p, r2, 1.0 / 120.0);
+    p = crate::math::mul_add(p, r2, -1.0 / 6.0);
+    crate::math::mul_add(r * r2, p, r)
+}
+
+/// `cos(r)` for `|r| <= 1.3`: the Taylor polynomial to `r^14` (truncation below `4e-10`).
+#[inline(always)]
+fn cos_polynomial(r: f32) -> f32 {
+    let r2 = r * r;
+    let mut p = -1.0 / 87_178_291_200.0;
+    p = crate::math::mul_add(p, r2, 1.0 / 479_001_600.0);
+    p = crate::math::mul_add(p, r2, -1.0 / 3_628_800.0);
+    p = crate::math::mul_add(p, r2, 1.0 / 40_320.0);
+    p = crate::math::mul_add(p, r2, -1.0 / 720.0);
+    p = crate::math::mul_add(p, r2, 1.0 / 24.0);
+    p = crate::math::mul_add(p, r2, -0.5);
+    crate::math::mul_add(r2, p, 1.0)
+}
+
+/// `x - k pi/2` for the integer-valued `k`, with `pi/2` in three parts: the first step is
+/// exact whenever the result is below 2 in magnitude, the second rounds once.
+#[inline(always)]
+fn subtract_quarter_turns(x: f32, k: f32) -> f32 {
+    let r = crate::math::mul_add(-k, PI_2_A, x);
+    let r = crate::math::mul_add(-k, PI_2_B, r);
+    crate::math::mul_add(-k, PI_2_C, r)
+}
+
+/// `k mod 4` for an integer-valued f32 `k` (exact, also beyond 2^31); 0 for NaN.
+#[inline(always)]
+fn quadrant(k: f32) -> u32 {
+    let q = k - 4.0 * core::f32::math::floor(k * 0.25);
+    if q.is_nan() {
+        0
+    } else {
+        // SAFETY: q is 0, 1, 2 or 3.
+        unsafe { q.to_int_unchecked::<u32>() }
+    }
+}
+
+/// `(sin(x), cos(x))` in f32, with range reduction: `x = k pi/2 + r`, `k` the integer nearest
+/// `x * 2/pi`, `r = x - k pi/2` computed with `pi/2` in three parts by fused multiply-adds, then
+/// reduced once more by the integer nearest `r * 2/pi` (which corrects `k` when the f32 product
+/// `x * 2/pi` was off by more than 1/2, as it is beyond 2^22); Taylor polynomials in `r` and the
+/// quadrant `k mod 4` give the results.
+///
+/// Accuracy (absolute, the measure that matters for rotations): within `2^-22` (2.4e-7) of the
+/// true values for `|x| < 2^22` (about 4.2e6), where the reduced argument is within `2^-24`
+/// (the worst error measured on the emulator over 64 000 arguments: 1.4 x 2^-24); beyond, the reduction's second
+/// step rounds a remainder of about `|x| 2^-23`, adding up to about `|x| * 2^-46` (measured:
+/// 2.3 x `|x| 2^-47`; `2^-14` at `|x| = 2^32`). An infinite or NaN `x`
+/// gives NaN.
+#[inline(always)]
+pub fn sin_cos(x: f32) -> (f32, f32) {
+    let k = core::f32::math::round_ties_even(x * TWO_OVER_PI);
+    let r = subtract_quarter_turns(x, k);
+    let k2 = core::f32::math::round_ties_even(r * TWO_OVER_PI);
+    let r = subtract_quarter_turns(r, k2);
+    let (s, c) = (sin_polynomial(r), cos_polynomial(r));
+    let (sin, cos) = match (quadrant(k) + quadrant(k2)) % 4 {
+        0 => (s, c),
+        1 => (c, -s),
+        2 => (-s, -c),
+        _ => (-c, s),
+    };
+    if x.is_finite() {
+        (sin, cos)
+    } else {
+        (f32::NAN, f32::NAN)
+    }
 }
 
 /// The square root of `x`, correctly rounded (`sqrt(-0) = -0`, negative or NaN: NaN).

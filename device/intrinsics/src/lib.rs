@@ -23,6 +23,7 @@
         core_float_math
     )
 )]
+#![cfg_attr(iron_gfx = "gfx950", feature(repr_simd, simd_ffi, abi_unadjusted))]
 #![cfg_attr(target_arch = "amdgpu", allow(internal_features))]
 
 pub mod launch;
@@ -30,6 +31,8 @@ pub mod target;
 
 #[cfg(target_arch = "amdgpu")]
 pub mod atomic;
+#[cfg(all(target_arch = "amdgpu", iron_gfx = "gfx950"))]
+pub mod convert;
 #[cfg(target_arch = "amdgpu")]
 pub mod fmath;
 #[cfg(target_arch = "amdgpu")]

@@ -8,13 +8,22 @@
 #![cfg_attr(target_arch = "amdgpu", feature(abi_gpu_kernel))]
 
 pub mod cast;
+#[cfg(target_arch = "amdgpu")]
+mod decode;
+#[cfg(target_arch = "amdgpu")]
+mod decode_fast;
 pub mod dequant;
+pub mod dequant_half;
 pub mod dtype;
 pub mod elementwise;
 pub mod elementwise_float;
+pub mod gather;
 pub mod norm;
+pub mod qgemv;
 pub mod reduce;
 #[cfg(target_arch = "amdgpu")]
 mod row;
+pub mod rope;
 pub mod row_reduce;
 pub mod softmax;
+pub mod transpose;
