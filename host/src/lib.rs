@@ -8,6 +8,7 @@
 //! - [`launch`]: launch geometry ([`LaunchConfig`]), typed arguments, the checks a launch
 //!   passes before it runs, and kernarg packing.
 //! - [`hip`]: the backend over the HIP runtime. The emulator (`host/emu`) is the other.
+//! - [`library`]: the kernel library (`device/kernels`) as safe, shape-checked calls.
 //!
 //! ```no_run
 //! use iron::{Device, DeviceBuffer, LaunchConfig};
@@ -33,6 +34,7 @@ pub mod device;
 pub mod emulator;
 pub mod hip;
 pub mod launch;
+pub mod library;
 
 pub use device::{
     Backend, BackendError, Device, DeviceBuffer, DeviceError, DeviceProperties, Event, Kernel,

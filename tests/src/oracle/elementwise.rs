@@ -61,7 +61,15 @@ pub fn silu(x: f64, out: Format) -> Expected {
 /// `(5 * 2 |u| sigmoid(-2u) + 8)` f32 roundings of the result.
 pub fn gelu(x: f64, out: Format) -> Expected {
     let u = SQRT_2_OVER_PI * (x + 0.044_715 * x * x * x);
-    let value = 0.5 * x * (1.0 + u.tanh());
+    // For u < 0, 1 + tanh(u) cancels (all digits are lost once tanh(u) rounds to -1, near
+    // u = -19); the same quantity as 2 e^(2u) / (1 + e^(2u)) keeps them.
+    let one_plus_tanh = if u < 0.0 {
+        let e = (2.0 * u).exp();
+        2.0 * e / (1.0 + e)
+    } else {
+        1.0 + u.tanh()
+    };
+    let value = 0.5 * x * one_plus_tanh;
     let sensitivity = 2.0 * u.abs() / (1.0 + (2.0 * u).exp());
     let relative = (5.0 * sensitivity + 8.0) * F32_ROUNDOFF;
     let error = relative * value.abs() + LOST_TO_OVERFLOW + f32_underflow();
@@ -98,6 +106,19 @@ mod tests {
             assert!(
                 (sigmoid_form - e.value).abs() <= 1e-15 * (1.0 + x.abs()),
                 "{x}"
+            );
+        }
+    }
+
+    #[test]
+    fn gelu_keeps_its_relative_accuracy_where_it_is_tiny() {
+        for x in [-6.5, -8.0, -10.0, -12.0] {
+            let u = SQRT_2_OVER_PI * (x + 0.044_715 * x * x * x);
+            let sigmoid_form = x / (1.0 + (-2.0 * u).exp());
+            let value = gelu(x, Format::F32).value;
+            assert!(
+                (sigmoid_form - value).abs() <= 1e-12 * sigmoid_form.abs(),
+                "{x}: {value:e} vs {sigmoid_form:e}"
             );
         }
     }

@@ -1,0 +1,244 @@
+//! What every family shares: checking buffers against shapes, converting sizes to the kernels'
+//! 32-bit arguments, and choosing launch geometry for the two kernel layouts (grid-stride
+//! streaming kernels, and one workgroup per row).
+
+use super::error::LibraryError;
+use crate::device::{DeviceBuffer, DeviceProperties, TypedKernel};
+use crate::launch::LaunchConfig;
+
+/// Work-items per workgroup of the streaming kernels (their declared maximum, a multiple of
+/// both wave sizes).
+pub(crate) const STREAMING_BLOCK: u32 = 256;
+
+/// Workgroups per compute unit a streaming launch uses at most; further elements are covered by
+/// the kernels' grid-stride loops.
+const STREAMING_WORKGROUPS_PER_CU: u32 = 32;
+
+/// Row elements each work-item of a row kernel should own (the block grows with the row up to
+/// the kernel's maximum; rows of up to 32 elements per work-item stay in registers).
+const ROW_ELEMENTS_PER_WORKITEM: usize = 8;
+
+/// Errors unless `buffer` holds at least `needs` elements (`shape` says where `needs` comes
+/// from, e.g. `rows * cols`).
+pub(crate) fn check_holds<T>(
+    operation: &'static str,
+    name: &'static str,
+    buffer: &DeviceBuffer<T>,
+    shape: &'static str,
+    needs: usize,
+) -> Result<(), LibraryError> {
+    if buffer.len() < needs {
+        return Err(LibraryError::BufferTooShort {
+            operation,
+            buffer: name,
+            holds: buffer.len(),
+            shape,
+            needs,
+        });
+    }
+    Ok(())
+}
+
+/// `rows * cols`, or an error naming the operation when it overflows.
+pub(crate) fn elements_of(
+    operation: &'static str,
+    rows: usize,
+    cols: usize,
+) -> Result<usize, LibraryError> {
+    rows.checked_mul(cols)
+        .ok_or_else(|| LibraryError::ShapeOverflow {
+            operation,
+            shape: "rows * cols",
+            value: format!("{rows} * {cols}"),
+        })
+}
+
+/// `value` as a kernel's `u32` argument, or an error when it does not fit below `limit`.
+pub(crate) fn to_u32(
+    operation: &'static str,
+    what: &'static str,
+    value: usize,
+    limit: u32,
+) -> Result<u32, LibraryError> {
+    u32::try_from(value)
+        .ok()
+        .filter(|&v| v <= limit)
+        .ok_or(LibraryError::TooLarge {
+            operation,
+            what,
+            value: value as u64,
+            limit: u64::from(limit),
+        })
+}
+
+/// Errors unless a row of `cols` elements of `element_size` bytes is below 4 GiB (the row
+/// kernels address within a row in 32 bits).
+pub(crate) fn check_row_bytes(
+    operation: &'static str,
+    cols: usize,
+    element_size: usize,
+) -> Result<(), LibraryError> {
+    let bytes = (cols as u128) * (element_size as u128);
+    if bytes >= 1 << 32 {
+        return Err(LibraryError::TooLarge {
+            operation,
+            what: "cols * element size (bytes per row)",
+            value: u64::try_from(bytes).unwrap_or(u64::MAX),
+            limit: u64::from(u32::MAX),
+        });
+    }
+    Ok(())
+}
+
+/// The geometry of a grid-stride streaming kernel that wants `work_items` work-items (one per
+/// chunk it moves): workgroups of [`STREAMING_BLOCK`], enough to give each work-item one chunk,
+/// capped at [`STREAMING_WORKGROUPS_PER_CU`] per compute unit, at least one.
+pub(crate) fn streaming(device: &DeviceProperties, work_items: usize) -> LaunchConfig {
+    let cap = device
+        .compute_units
+        .max(1)
+        .saturating_mul(STREAMING_WORKGROUPS_PER_CU);
+    let wanted = work_items.div_ceil(STREAMING_BLOCK as usize).max(1);
+    let workgroups = u32::try_from(wanted).unwrap_or(u32::MAX).min(cap);
+    LaunchConfig::new([workgroups, 1, 1], [STREAMING_BLOCK, 1, 1])
+}
+
+/// Dynamic LDS a workgroup reduction needs: one 4-byte slot per wave.
+pub(crate) fn reduction_lds(block: u32, wave: u32) -> u32 {
+    4 * block.div_ceil(wave)
+}
+
+/// The geometry of a row kernel over `rows` rows of `cols` elements: one workgroup per row, a
+/// 1-D block that is a multiple of the kernel's wave size, grown with the row (about
+/// [`ROW_ELEMENTS_PER_WORKITEM`] elements per work-item) up to the kernel's and the device's
+/// maximum, and the LDS of a workgroup reduction.
+pub(crate) fn rows<F>(
+    kernel: &TypedKernel<F>,
+    device: &DeviceProperties,
+    rows: u32,
+    cols: usize,
+) -> LaunchConfig {
+    let metadata = kernel.kernel().metadata();
+    let wave = metadata.wavefront_size.max(1);
+    let largest = metadata
+        .max_flat_workgroup_size
+        .min(device.max_threads_per_block);
+    let block = row_block(cols, wave, largest);
+    LaunchConfig::new([rows, 1, 1], [block, 1, 1]).with_dynamic_lds(reduction_lds(block, wave))
+}
+
+/// The workgroup size of a row kernel for rows of `cols` elements: about
+/// [`ROW_ELEMENTS_PER_WORKITEM`] elements per work-item, a multiple of `wave`, at least one wave
+/// and at most `largest` (rounded down to whole waves).
+fn row_block(cols: usize, wave: u32, largest: u32) -> u32 {
+    let largest = (largest / wave * wave).max(wave);
+    let wanted = cols
+        .div_ceil(ROW_ELEMENTS_PER_WORKITEM)
+        .next_multiple_of(wave as usize);
+    u32::try_from(wanted)
+        .unwrap_or(u32::MAX)
+        .clamp(wave, largest)
+}
+
+/// A `[rows, cols]` shape checked against the row kernels' limits.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct RowShape {
+    /// Rows, as the kernels' argument.
+    pub(crate) rows: u32,
+    /// Columns, as the kernels' argument.
+    pub(crate) cols: u32,
+}
+
+/// `rows` and `cols` as the row kernels' `u32` arguments, with rows of elements of `T` shorter
+/// than 4 GiB.
+pub(crate) fn row_shape<T>(
+    operation: &'static str,
+    rows: usize,
+    cols: usize,
+) -> Result<RowShape, LibraryError> {
+    let shape = RowShape {
+        rows: to_u32(operation, "rows", rows, u32::MAX)?,
+        cols: to_u32(operation, "cols", cols, u32::MAX)?,
+    };
+    check_row_bytes(operation, cols, size_of::<T>())?;
+    Ok(shape)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::code_object::TargetId;
+
+    fn device(compute_units: u32) -> DeviceProperties {
+        DeviceProperties {
+            name: "test".to_owned(),
+            target: TargetId::new("gfx950"),
+            wave_size: 64,
+            compute_units,
+            lds_per_workgroup: 65536,
+            max_threads_per_block: 1024,
+            global_memory: 1 << 30,
+        }
+    }
+
+    #[test]
+    fn row_blocks_are_whole_waves_grown_with_the_row() {
+        for (cols, wave, block) in [
+            (0, 64, 64),
+            (1, 64, 64),
+            (512, 64, 64),
+            (513, 64, 128),
+            (1000, 64, 128),
+            (4100, 64, 576),
+            (8192, 64, 1024),
+            (1 << 20, 64, 1024),
+            (100, 32, 32),
+            (1000, 32, 128),
+            (usize::MAX, 32, 1024),
+        ] {
+            assert_eq!(
+                row_block(cols, wave, 1024),
+                block,
+                "cols {cols}, wave {wave}"
+            );
+        }
+        assert_eq!(
+            row_block(1 << 20, 64, 1000),
+            960,
+            "largest rounded down to whole waves"
+        );
+        assert_eq!(row_block(1 << 20, 64, 40), 64, "never below one wave");
+        assert_eq!(reduction_lds(1024, 64), 64);
+        assert_eq!(reduction_lds(96, 32), 12);
+    }
+
+    #[test]
+    fn streaming_grids_cover_the_work_up_to_a_cap() {
+        let config = streaming(&device(4), 1000);
+        assert_eq!((config.grid, config.block), ([4, 1, 1], [256, 1, 1]));
+        assert_eq!(streaming(&device(4), 0).grid, [1, 1, 1]);
+        assert_eq!(streaming(&device(4), 1 << 30).grid, [128, 1, 1]);
+        assert_eq!(streaming(&device(0), 1 << 30).grid, [32, 1, 1]);
+        assert_eq!(config.dynamic_lds, 0);
+    }
+
+    #[test]
+    fn sizes_beyond_the_kernels_are_errors() {
+        assert_eq!(to_u32("op", "n", 7, 7), Ok(7));
+        assert_eq!(
+            to_u32("op", "n", 8, 7).unwrap_err().to_string(),
+            "op: n = 8 exceeds the kernel's limit of 7"
+        );
+        assert!(to_u32("op", "n", 1 << 32, u32::MAX).is_err());
+        assert!(check_row_bytes("op", (1 << 30) - 1, 4).is_ok());
+        assert_eq!(
+            check_row_bytes("op", 1 << 30, 4).unwrap_err().to_string(),
+            "op: cols * element size (bytes per row) = 4294967296 exceeds the kernel's limit of 4294967295"
+        );
+        assert_eq!(
+            elements_of("op", usize::MAX, 2).unwrap_err().to_string(),
+            format!("op: rows * cols = {} * 2 overflows", usize::MAX)
+        );
+        assert!(row_shape::<f32>("op", 3, 5).is_ok());
+    }
+}

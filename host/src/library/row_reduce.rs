@@ -1,0 +1,83 @@
+//! Reductions of each row of a row-major `[rows, cols]` tensor to one value
+//! (`device/kernels/src/row_reduce.rs`): sum and maximum (f32 out), index of the first maximum
+//! (u32 out). One workgroup per row.
+
+use bytemuck::Pod;
+
+use super::Library;
+use super::dtype::{Float, Rows};
+use super::error::LibraryError;
+use super::geometry::{self, check_holds, elements_of, row_shape};
+use crate::device::{DeviceBuffer, Stream, TypedKernel};
+
+impl Library {
+    /// Checks and launches one row reduction writing `out[0..rows]`.
+    fn row_reduce<T: Float, O: Pod>(
+        &self,
+        operation: &'static str,
+        kernel: &TypedKernel<Rows<T, O>>,
+        stream: &Stream,
+        x: &DeviceBuffer<T>,
+        out: &mut DeviceBuffer<O>,
+        (rows, cols): (usize, usize),
+    ) -> Result<(), LibraryError> {
+        let elements = elements_of(operation, rows, cols)?;
+        check_holds(operation, "x", x, "rows * cols", elements)?;
+        check_holds(operation, "out", out, "rows", rows)?;
+        let shape = row_shape::<T>(operation, rows, cols)?;
+        if rows == 0 {
+            return Ok(());
+        }
+        let config = geometry::rows(kernel, self.device().properties(), shape.rows, cols);
+        // SAFETY: the kernel reads x[0..rows * cols] (rows shorter than 4 GiB, as checked) and
+        // writes out[0..rows], one workgroup per row of the grid's `rows`; x and out hold that
+        // many elements, start 16-byte aligned (device allocations do) and are distinct. The
+        // block is a multiple of the code object's wave size and the dynamic LDS holds one
+        // 4-byte slot per wave, as its workgroup reductions need.
+        unsafe { stream.launch(kernel, config, (x, out, shape.rows, shape.cols))? };
+        Ok(())
+    }
+
+    /// `out[r] = x[r][0] + ... + x[r][cols - 1]` in f32 for each of the `rows` rows (0 for an
+    /// empty row; a NaN or opposite infinities give NaN).
+    pub fn row_sum<T: Float>(
+        &self,
+        stream: &Stream,
+        x: &DeviceBuffer<T>,
+        out: &mut DeviceBuffer<f32>,
+        rows: usize,
+        cols: usize,
+    ) -> Result<(), LibraryError> {
+        let kernel = &T::kernels(self).row_sum;
+        self.row_reduce("row_sum", kernel, stream, x, out, (rows, cols))
+    }
+
+    /// `out[r] = max of row r` as f32 (exact; a row holding a NaN gives NaN, an empty row
+    /// `-inf`).
+    pub fn row_max<T: Float>(
+        &self,
+        stream: &Stream,
+        x: &DeviceBuffer<T>,
+        out: &mut DeviceBuffer<f32>,
+        rows: usize,
+        cols: usize,
+    ) -> Result<(), LibraryError> {
+        let kernel = &T::kernels(self).row_max;
+        self.row_reduce("row_max", kernel, stream, x, out, (rows, cols))
+    }
+
+    /// `out[r] =` the index of the first maximal element of row r, in the order of
+    /// [`row_max`](Self::row_max) (the first NaN wins; -0 equals +0; an empty row gives
+    /// `u32::MAX`).
+    pub fn row_argmax<T: Float>(
+        &self,
+        stream: &Stream,
+        x: &DeviceBuffer<T>,
+        out: &mut DeviceBuffer<u32>,
+        rows: usize,
+        cols: usize,
+    ) -> Result<(), LibraryError> {
+        let kernel = &T::kernels(self).row_argmax;
+        self.row_reduce("row_argmax", kernel, stream, x, out, (rows, cols))
+    }
+}

@@ -1,0 +1,232 @@
+//! The row reductions of `iron::library` (`row_sum`, `row_max`, `row_argmax`) for f32, f16 and
+//! bf16 on every emulated gfx, against the oracles: empty, tiny, odd-width (single-element
+//! accesses), 16-byte-chunked and long rows; rows holding NaN, infinities, signed zeros and ties;
+//! poisoned outputs with a guard zone; and the emulator's counts (the input read once, one value
+//! written per row).
+
+mod common;
+
+use common::{
+    GUARD, KERNARG_BYTES_PER_WAVE, LibraryDevice, ROW_SHAPES, TestFloat, assert_floats_written,
+    assert_written, edgy, kernel_name, library_devices, rng, uniform, upload,
+};
+use iron::DeviceBuffer;
+use iron::library::{bf16, f16};
+use iron_tests::oracle::row_reduce;
+use rand::Rng;
+use rand::rngs::StdRng;
+
+/// Rows for `row_sum`, by row index: finite values; with a NaN; with `+inf`; with both
+/// infinities.
+fn sum_rows<T: TestFloat>(rng: &mut StdRng, rows: usize, cols: usize) -> Vec<T> {
+    let mut x = uniform::<T>(rng, rows * cols, 100.0);
+    for (r, row) in x.chunks_mut(cols.max(1)).enumerate().take(rows) {
+        let mut put = |value: f32, rng: &mut StdRng| {
+            if cols > 0 {
+                row[rng.random_range(0..cols)] = T::from_f32(value);
+            }
+        };
+        match r % 4 {
+            1 => put(f32::NAN, rng),
+            2 => put(f32::INFINITY, rng),
+            3 => {
+                put(f32::INFINITY, rng);
+                put(f32::NEG_INFINITY, rng);
+            }
+            _ => {}
+        }
+    }
+    x
+}
+
+/// Rows for `row_max` and `row_argmax`, by row index: small integers (many ties); edge values
+/// (NaN, infinities, signed zeros, subnormals); only `-inf`; only signed zeros.
+fn max_rows<T: TestFloat>(rng: &mut StdRng, rows: usize, cols: usize) -> Vec<T> {
+    let mut x = Vec::with_capacity(rows * cols);
+    for r in 0..rows {
+        let row: Vec<T> = match r % 4 {
+            0 => (0..cols)
+                .map(|_| T::from_f32(rng.random_range(-20i32..=20) as f32))
+                .collect(),
+            1 => edgy(rng, cols, 50.0),
+            2 => vec![T::from_f32(f32::NEG_INFINITY); cols],
+            _ => (0..cols)
+                .map(|_| T::from_f32(if rng.random() { 0.0 } else { -0.0 }))
+                .collect(),
+        };
+        x.extend(row);
+    }
+    x
+}
+
+/// Checks the traffic of the last dispatch of a row reduction.
+fn check_traffic<T>(d: &LibraryDevice, kernel: &str, rows: usize, cols: usize, context: &str) {
+    if rows == 0 {
+        d.dispatches(&[]);
+        return;
+    }
+    let traffic = d.last_dispatch(kernel);
+    assert_eq!(traffic.written, 4 * rows as u64, "{context}: bytes written");
+    let input = (rows * cols * size_of::<T>()) as u64;
+    assert!(
+        traffic.read >= input && traffic.read <= input + traffic.waves * KERNARG_BYTES_PER_WAVE,
+        "{context}: {} bytes read for {input} bytes of input",
+        traffic.read
+    );
+}
+
+/// The exact values of row `r`.
+fn row_values<T: TestFloat>(x: &[T], r: usize, cols: usize) -> Vec<f64> {
+    x[r * cols..(r + 1) * cols]
+        .iter()
+        .map(|v| v.value())
+        .collect()
+}
+
+fn check_sum<T: TestFloat>(d: &LibraryDevice, rng: &mut StdRng, rows: usize, cols: usize) {
+    let kernel = kernel_name::<T>("row_sum");
+    let context = format!("{} {kernel} {rows}x{cols}", d.gfx);
+    let x = sum_rows::<T>(rng, rows, cols);
+    let mut out = common::poisoned_floats::<f32>(&d.device, rows);
+    d.library
+        .row_sum(
+            &d.device.default_stream(),
+            &upload(&d.device, &x),
+            &mut out,
+            rows,
+            cols,
+        )
+        .unwrap_or_else(|e| panic!("{context}: {e}"));
+    let got = out.to_vec().unwrap();
+    assert_floats_written(&got, rows, &context);
+    for (r, &g) in got[..rows].iter().enumerate() {
+        let want = row_reduce::sum(&row_values(&x, r, cols), d.wave);
+        assert!(
+            want.accepts(f64::from(g)),
+            "{context} row {r}: got {g}, want {want:?}"
+        );
+    }
+    check_traffic::<T>(d, &kernel, rows, cols, &context);
+}
+
+fn check_max<T: TestFloat>(d: &LibraryDevice, rng: &mut StdRng, rows: usize, cols: usize) {
+    let kernel = kernel_name::<T>("row_max");
+    let context = format!("{} {kernel} {rows}x{cols}", d.gfx);
+    let x = max_rows::<T>(rng, rows, cols);
+    let mut out = common::poisoned_floats::<f32>(&d.device, rows);
+    d.library
+        .row_max(
+            &d.device.default_stream(),
+            &upload(&d.device, &x),
+            &mut out,
+            rows,
+            cols,
+        )
+        .unwrap_or_else(|e| panic!("{context}: {e}"));
+    let got = out.to_vec().unwrap();
+    assert_floats_written(&got, rows, &context);
+    for (r, &g) in got[..rows].iter().enumerate() {
+        let want = row_reduce::max(&row_values(&x, r, cols));
+        assert!(
+            want.accepts(f64::from(g)),
+            "{context} row {r}: got {g}, want {want:?}"
+        );
+    }
+    check_traffic::<T>(d, &kernel, rows, cols, &context);
+}
+
+fn check_argmax<T: TestFloat>(d: &LibraryDevice, rng: &mut StdRng, rows: usize, cols: usize) {
+    const POISON: u32 = 0xDEAD_BEEF;
+    let kernel = kernel_name::<T>("row_argmax");
+    let context = format!("{} {kernel} {rows}x{cols}", d.gfx);
+    let x = max_rows::<T>(rng, rows, cols);
+    let mut out = DeviceBuffer::from_slice(&d.device, &vec![POISON; rows + GUARD]).unwrap();
+    d.library
+        .row_argmax(
+            &d.device.default_stream(),
+            &upload(&d.device, &x),
+            &mut out,
+            rows,
+            cols,
+        )
+        .unwrap_or_else(|e| panic!("{context}: {e}"));
+    let got = out.to_vec().unwrap();
+    assert_written(&got, rows, &POISON, &context);
+    for (r, &g) in got[..rows].iter().enumerate() {
+        assert_eq!(
+            g,
+            row_reduce::argmax(&row_values(&x, r, cols)),
+            "{context} row {r}"
+        );
+    }
+    check_traffic::<T>(d, &kernel, rows, cols, &context);
+}
+
+/// `check` for every row shape and float type on every emulated gfx.
+macro_rules! everywhere {
+    ($check:ident, $seed:expr) => {{
+        let mut rng = rng($seed);
+        for d in library_devices() {
+            d.clear_counters();
+            for (rows, cols) in ROW_SHAPES {
+                $check::<f32>(&d, &mut rng, rows, cols);
+                $check::<f16>(&d, &mut rng, rows, cols);
+                $check::<bf16>(&d, &mut rng, rows, cols);
+            }
+        }
+    }};
+}
+
+#[test]
+#[ignore = "needs the device build: run `cargo xtask test`"]
+fn row_sum() {
+    everywhere!(check_sum, 31);
+}
+
+#[test]
+#[ignore = "needs the device build: run `cargo xtask test`"]
+fn row_max() {
+    everywhere!(check_max, 32);
+}
+
+#[test]
+#[ignore = "needs the device build: run `cargo xtask test`"]
+fn row_argmax() {
+    everywhere!(check_argmax, 33);
+}
+
+#[test]
+#[ignore = "needs the device build: run `cargo xtask test`"]
+fn shapes_that_do_not_fit_are_refused_before_anything_runs() {
+    let d = library_devices().remove(0);
+    let s = d.device.default_stream();
+    let x = upload(&d.device, &[1.0f32; 100]);
+    let mut out = upload(&d.device, &[0.0f32; 4]);
+    let error = d.library.row_sum(&s, &x, &mut out, 4, 32).unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        "row_sum: x holds 100 elements, rows * cols = 128"
+    );
+    let error = d.library.row_max(&s, &x, &mut out, 5, 20).unwrap_err();
+    assert_eq!(error.to_string(), "row_max: out holds 4 elements, rows = 5");
+    let mut index = DeviceBuffer::from_slice(&d.device, &[0u32; 4]).unwrap();
+    let error = d
+        .library
+        .row_argmax(&s, &x, &mut index, usize::MAX, 2)
+        .unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        format!("row_argmax: rows * cols = {} * 2 overflows", usize::MAX)
+    );
+    let wide = usize::MAX / 2;
+    let empty = upload::<f32>(&d.device, &[]);
+    let error = d
+        .library
+        .row_sum(&s, &empty, &mut out, 0, wide)
+        .unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        format!("row_sum: cols = {wide} exceeds the kernel's limit of 4294967295")
+    );
+    d.dispatches(&[]);
+}
