@@ -10,7 +10,7 @@
 mod code_object_common;
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use code_object_common::{ElfBuilder, llvm_tool, real_code_objects, run_tool, sample_kernels};
 use iron::code_object::{Bundle, CodeObject, IsaVersion, KernelArg, KernelMetadata, is_bundle};
