@@ -23,7 +23,11 @@
         core_float_math
     )
 )]
-#![cfg_attr(iron_gfx = "gfx950", feature(repr_simd, simd_ffi, abi_unadjusted))]
+#![cfg_attr(
+    any(iron_gfx = "gfx950", iron_matrix = "mfma"),
+    feature(repr_simd, simd_ffi, abi_unadjusted)
+)]
+#![cfg_attr(iron_matrix = "mfma", feature(f16))]
 #![cfg_attr(target_arch = "amdgpu", allow(internal_features))]
 
 pub mod launch;
@@ -45,6 +49,8 @@ pub mod lds;
 mod llvm;
 #[cfg(target_arch = "amdgpu")]
 pub mod math;
+#[cfg(all(target_arch = "amdgpu", iron_matrix = "mfma"))]
+pub mod matrix;
 #[cfg(target_arch = "amdgpu")]
 mod panic;
 #[cfg(target_arch = "amdgpu")]

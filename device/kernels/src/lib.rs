@@ -18,6 +18,16 @@ pub mod dtype;
 pub mod elementwise;
 pub mod elementwise_float;
 pub mod gather;
+pub mod gemm;
+#[cfg(all(target_arch = "amdgpu", iron_matrix = "mfma"))]
+mod gemm_decode;
+pub mod gemm_mx;
+#[cfg(all(target_arch = "amdgpu", iron_gfx = "gfx950"))]
+mod gemm_scaled;
+#[cfg(all(target_arch = "amdgpu", iron_matrix = "mfma"))]
+mod gemm_stage;
+#[cfg(all(target_arch = "amdgpu", iron_matrix = "mfma"))]
+mod gemm_tile;
 pub mod norm;
 pub mod qgemv;
 pub mod reduce;

@@ -34,6 +34,7 @@
 //! | softmax | `softmax` | [`Float`] |
 //! | casts | `cast` ([`CastTo`]: f32 to and from f16/bf16), `cast_to_fp8` ([`Fp8Format`]) | [`Float`] in |
 //! | dequantization | `dequant` ([`DeviceQuantizedTensor`]) | every [`DequantFormat`] of `iron_quant` |
+//! | GEMM (CDNA) | `gemm`, `gemm_fp8`, `gemm_mx`, `gemm_mx_decoded` | f16/bf16, FP8, MXFP8/6/4 in; [`Float`] out |
 //! | dequantization to 16 bits | `dequant_half` ([`DequantHalf`]), `dequant_fp8` ([`Fp8Dequant`]) | every block format to f16/bf16; plain FP8 to f32/f16/bf16 |
 //! | embedding lookup | `gather` | any 4- or 2-byte [`Bits`] |
 //! | rotary embedding | `rope` ([`RopeShape`], [`RopeStyle`]) | [`RopeFloat`]: f32, f16, bf16 |
@@ -81,6 +82,7 @@ mod dtype;
 mod elementwise;
 mod error;
 mod gather;
+mod gemm;
 mod geometry;
 mod kernels;
 mod norm;
@@ -101,6 +103,9 @@ pub use dequant_half::{DequantHalf, Fp8Dequant};
 pub use dtype::{Float, Fp8Format, Word, bf16, f16};
 pub use error::LibraryError;
 pub use gather::Bits;
+pub use gemm::{
+    Epilogue, Fp8Matrix, GemmInput, GemmOutput, GemmPath, GemmShape, Layout, MxGemmFormat,
+};
 /// The number formats crate, for [`quant::host::QuantizedTensor`] and the block formats
 /// [`Library::dequant`] takes.
 pub use iron_quant as quant;

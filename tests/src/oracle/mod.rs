@@ -1,7 +1,8 @@
 //! CPU references ("oracles") for the kernel library's elementwise, cast, row-reduction, norm,
-//! softmax, gather, RoPE, transpose, dequantization and quantized GEMV kernels: plain f64
-//! arithmetic (exact integer-free formulas for the number formats), each result paired with the error a correct kernel may make ([`Expected`]), derived
-//! from the kernel's documented arithmetic rather than from its output.
+//! softmax, gather, RoPE, transpose, dequantization, quantized GEMV and GEMM kernels: plain f64
+//! arithmetic (exact integer-free formulas for the number formats), each result paired with the
+//! error a correct kernel may make ([`Expected`]), derived from the kernel's documented
+//! arithmetic rather than from its output.
 //!
 //! A test decodes the kernel's inputs to f64 with [`Format::decode`], runs the kernel, decodes
 //! its outputs the same way and checks each with [`Expected::accepts`] (casts compare codes with
@@ -13,6 +14,7 @@ pub mod elementwise;
 pub mod expected;
 pub mod format;
 pub mod gather;
+pub mod gemm;
 pub mod norm;
 pub mod qgemv;
 pub mod rope;

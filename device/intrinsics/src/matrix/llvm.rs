@@ -1,0 +1,185 @@
+//! The LLVM matrix-core intrinsics, each declared for the gfx that has its instruction (any other
+//! gfx fails the whole build with "Cannot select").
+//!
+//! The trailing `i32` operands of the plain MFMAs are the broadcast controls `cbsz`, `abid` and
+//! `blgp` (Iron passes 0: no broadcast). The scaled MFMAs take `cbsz` and `blgp` as the A and B
+//! element formats (0 FP8 E4M3, 1 FP8 E5M2, 2 FP6 E2M3, 3 FP6 E3M2, 4 FP4 E2M1), then per operand
+//! an `opsel` (which byte of the scale word is the E8M0 scale; Iron passes 0) and the scale word.
+//! Every one of these controls must be a compile-time constant.
+
+use super::vector::Vector;
+
+/// `<4 x float>`.
+type F32x4 = Vector<f32, 4>;
+/// `<16 x float>`.
+type F32x16 = Vector<f32, 16>;
+
+// The lint cannot see that LLVM intrinsics take vectors by value: `repr(simd)` types are what
+// they are declared with.
+#[allow(improper_ctypes)]
+unsafe extern "unadjusted" {
+    /// `v_mfma_f32_16x16x16_f16`.
+    #[link_name = "llvm.amdgcn.mfma.f32.16x16x16f16"]
+    pub fn mfma_f32_16x16x16_f16(
+        a: Vector<f16, 4>,
+        b: Vector<f16, 4>,
+        c: F32x4,
+        cbsz: i32,
+        abid: i32,
+        blgp: i32,
+    ) -> F32x4;
+    /// `v_mfma_f32_32x32x8_f16`.
+    #[link_name = "llvm.amdgcn.mfma.f32.32x32x8f16"]
+    pub fn mfma_f32_32x32x8_f16(
+        a: Vector<f16, 4>,
+        b: Vector<f16, 4>,
+        c: F32x16,
+        cbsz: i32,
+        abid: i32,
+        blgp: i32,
+    ) -> F32x16;
+    /// `v_mfma_f32_16x16x16_bf16` (the CDNA2 "1k" form: 4 bf16 per lane).
+    #[link_name = "llvm.amdgcn.mfma.f32.16x16x16bf16.1k"]
+    pub fn mfma_f32_16x16x16_bf16(
+        a: Vector<i16, 4>,
+        b: Vector<i16, 4>,
+        c: F32x4,
+        cbsz: i32,
+        abid: i32,
+        blgp: i32,
+    ) -> F32x4;
+    /// `v_mfma_f32_32x32x8_bf16` (the "1k" form).
+    #[link_name = "llvm.amdgcn.mfma.f32.32x32x8bf16.1k"]
+    pub fn mfma_f32_32x32x8_bf16(
+        a: Vector<i16, 4>,
+        b: Vector<i16, 4>,
+        c: F32x16,
+        cbsz: i32,
+        abid: i32,
+        blgp: i32,
+    ) -> F32x16;
+}
+
+#[cfg(iron_gfx = "gfx950")]
+#[allow(improper_ctypes)]
+unsafe extern "unadjusted" {
+    /// `v_mfma_f32_16x16x32_f16` (gfx950).
+    #[link_name = "llvm.amdgcn.mfma.f32.16x16x32.f16"]
+    pub fn mfma_f32_16x16x32_f16(
+        a: Vector<f16, 8>,
+        b: Vector<f16, 8>,
+        c: F32x4,
+        cbsz: i32,
+        abid: i32,
+        blgp: i32,
+    ) -> F32x4;
+    /// `v_mfma_f32_32x32x16_f16` (gfx950).
+    #[link_name = "llvm.amdgcn.mfma.f32.32x32x16.f16"]
+    pub fn mfma_f32_32x32x16_f16(
+        a: Vector<f16, 8>,
+        b: Vector<f16, 8>,
+        c: F32x16,
+        cbsz: i32,
+        abid: i32,
+        blgp: i32,
+    ) -> F32x16;
+    /// `v_mfma_f32_16x16x32_bf16` (gfx950).
+    #[link_name = "llvm.amdgcn.mfma.f32.16x16x32.bf16"]
+    pub fn mfma_f32_16x16x32_bf16(
+        a: Vector<i16, 8>,
+        b: Vector<i16, 8>,
+        c: F32x4,
+        cbsz: i32,
+        abid: i32,
+        blgp: i32,
+    ) -> F32x4;
+    /// `v_mfma_f32_32x32x16_bf16` (gfx950).
+    #[link_name = "llvm.amdgcn.mfma.f32.32x32x16.bf16"]
+    pub fn mfma_f32_32x32x16_bf16(
+        a: Vector<i16, 8>,
+        b: Vector<i16, 8>,
+        c: F32x16,
+        cbsz: i32,
+        abid: i32,
+        blgp: i32,
+    ) -> F32x16;
+}
+
+/// Declares the four FP8/BF8 operand combinations of one plain FP8 MFMA shape.
+macro_rules! fp8_mfma {
+    ($acc:ty; $($name:ident = $link:literal),* $(,)?) => {
+        #[cfg(any(iron_gfx = "gfx942", iron_gfx = "gfx950"))]
+        #[allow(improper_ctypes)]
+        unsafe extern "unadjusted" {
+            $(
+                #[doc = concat!("`", $link, "`: 8 codes per lane of A and B (FNUZ formats on gfx942, OCP on gfx950).")]
+                #[link_name = $link]
+                pub fn $name(a: i64, b: i64, c: $acc, cbsz: i32, abid: i32, blgp: i32) -> $acc;
+            )*
+        }
+    };
+}
+
+fp8_mfma!(F32x4;
+    mfma_f32_16x16x32_fp8_fp8 = "llvm.amdgcn.mfma.f32.16x16x32.fp8.fp8",
+    mfma_f32_16x16x32_fp8_bf8 = "llvm.amdgcn.mfma.f32.16x16x32.fp8.bf8",
+    mfma_f32_16x16x32_bf8_fp8 = "llvm.amdgcn.mfma.f32.16x16x32.bf8.fp8",
+    mfma_f32_16x16x32_bf8_bf8 = "llvm.amdgcn.mfma.f32.16x16x32.bf8.bf8",
+);
+
+fp8_mfma!(F32x16;
+    mfma_f32_32x32x16_fp8_fp8 = "llvm.amdgcn.mfma.f32.32x32x16.fp8.fp8",
+    mfma_f32_32x32x16_fp8_bf8 = "llvm.amdgcn.mfma.f32.32x32x16.fp8.bf8",
+    mfma_f32_32x32x16_bf8_fp8 = "llvm.amdgcn.mfma.f32.32x32x16.bf8.fp8",
+    mfma_f32_32x32x16_bf8_bf8 = "llvm.amdgcn.mfma.f32.32x32x16.bf8.bf8",
+);
+
+/// Declares the scaled MFMA of one shape for every pair of operand widths (8, 6 or 4 words per
+/// lane: FP8, FP6, FP4 codes).
+macro_rules! scaled_mfma {
+    ($acc:ty; $($name:ident($wa:literal, $wb:literal) = $link:literal),* $(,)?) => {
+        #[cfg(iron_gfx = "gfx950")]
+        #[allow(improper_ctypes)]
+        unsafe extern "unadjusted" {
+            $(
+                #[doc = concat!("`", $link, "` (gfx950).")]
+                #[link_name = $link]
+                pub fn $name(
+                    a: Vector<i32, $wa>,
+                    b: Vector<i32, $wb>,
+                    c: $acc,
+                    a_format: i32,
+                    b_format: i32,
+                    a_opsel: i32,
+                    a_scale: i32,
+                    b_opsel: i32,
+                    b_scale: i32,
+                ) -> $acc;
+            )*
+        }
+    };
+}
+
+scaled_mfma!(F32x4;
+    mfma_scale_16x16x128_8_8(8, 8) = "llvm.amdgcn.mfma.scale.f32.16x16x128.f8f6f4.v8i32.v8i32",
+    mfma_scale_16x16x128_8_6(8, 6) = "llvm.amdgcn.mfma.scale.f32.16x16x128.f8f6f4.v8i32.v6i32",
+    mfma_scale_16x16x128_8_4(8, 4) = "llvm.amdgcn.mfma.scale.f32.16x16x128.f8f6f4.v8i32.v4i32",
+    mfma_scale_16x16x128_6_8(6, 8) = "llvm.amdgcn.mfma.scale.f32.16x16x128.f8f6f4.v6i32.v8i32",
+    mfma_scale_16x16x128_6_6(6, 6) = "llvm.amdgcn.mfma.scale.f32.16x16x128.f8f6f4.v6i32.v6i32",
+    mfma_scale_16x16x128_6_4(6, 4) = "llvm.amdgcn.mfma.scale.f32.16x16x128.f8f6f4.v6i32.v4i32",
+    mfma_scale_16x16x128_4_8(4, 8) = "llvm.amdgcn.mfma.scale.f32.16x16x128.f8f6f4.v4i32.v8i32",
+    mfma_scale_16x16x128_4_6(4, 6) = "llvm.amdgcn.mfma.scale.f32.16x16x128.f8f6f4.v4i32.v6i32",
+    mfma_scale_16x16x128_4_4(4, 4) = "llvm.amdgcn.mfma.scale.f32.16x16x128.f8f6f4.v4i32.v4i32",
+);
+
+scaled_mfma!(F32x16;
+    mfma_scale_32x32x64_8_8(8, 8) = "llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v8i32.v8i32",
+    mfma_scale_32x32x64_8_6(8, 6) = "llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v8i32.v6i32",
+    mfma_scale_32x32x64_8_4(8, 4) = "llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v8i32.v4i32",
+    mfma_scale_32x32x64_6_8(6, 8) = "llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v6i32.v8i32",
+    mfma_scale_32x32x64_6_6(6, 6) = "llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v6i32.v6i32",
+    mfma_scale_32x32x64_6_4(6, 4) = "llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v6i32.v4i32",
+    mfma_scale_32x32x64_4_8(4, 8) = "llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v4i32.v8i32",
+    mfma_scale_32x32x64_4_6(4, 6) = "llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v4i32.v6i32",
+    mfma_scale_32x32x64_4_4(4, 4) = "llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v4i32.v4i32",
+);

@@ -1,0 +1,280 @@
+//! GEMM on the matrix cores (CDNA: gfx90a, gfx942, gfx950), 16-bit and FP8 inputs:
+//! `C = alpha * A B + beta * C (+ bias)`, `A` `[M, K]`, `B` `[K, N]`, `C` `[M, N]` row-major,
+//! accumulated in f32. The microscaled formats are in [`crate::gemm_mx`].
+//!
+//! Kernels (arguments `(a, b, c, bias, alpha, beta, m, n, k, flags)`):
+//! - `gemm_{bf16,f16}_{f32,bf16,f16}`: A and B f16 or bf16 (both the same), `C` in the second
+//!   type; every CDNA gfx. MFMA: `v_mfma_f32_16x16x32_{f16,bf16}` on gfx950,
+//!   `v_mfma_f32_16x16x16_{f16,bf16}` on gfx90a and gfx942.
+//! - `gemm_fp8_{e4m3fnuz,e5m2fnuz}_{f32,bf16,f16}` (gfx942) and
+//!   `gemm_fp8_{e4m3fn,e5m2}_{f32,bf16,f16}` (gfx950): A and B FP8 codes of the named format
+//!   (both the same), through `v_mfma_f32_16x16x32_{fp8_fp8,bf8_bf8}`; the gfx's FP8 is the
+//!   only one its instructions read (FNUZ on gfx942, OCP on gfx950). A per-tensor scale of A
+//!   and B is applied by folding it into `alpha` (the host does). Other FP8 formats and mixed
+//!   pairs run on [`crate::gemm_mx`]'s decoding kernels.
+//!
+//! Layouts: `C` is row-major (`C[i][j]` at `c[i * n + j]`). 16-bit kernels take either layout
+//! for A and B, chosen by `flags`: A row-major (`a[i * k + l]`) unless [`FLAG_A_COL_MAJOR`]
+//! (`a[l * m + i]`), B row-major (`b[l * n + j]`) unless [`FLAG_B_COL_MAJOR`] (`b[j * k + l]`).
+//! FP8 kernels take A row-major and B column-major only (both K-contiguous: "TN", the layout FP8
+//! GEMM libraries use); their layout flags are ignored.
+//!
+//! `flags` also holds [`FLAG_BIAS`]: `bias` (`n` f32) is added to every row. Without it `bias`
+//! is never read (it may be null).
+//!
+//! Arithmetic: products of A and B elements are exact and summed in f32 by the MFMAs in
+//! increasing K order within each 16- to 32-wide K step (the hardware's internal order within
+//! a step). Then `v = alpha * acc`, `v = fma(beta, C_old, v)` when `beta != 0` (when
+//! `beta == 0`, `C` is not read: it may hold NaN), `v += bias[j]` with a bias, and `v` is rounded
+//! once to `C`'s type (nearest even). `A B` is computed whatever `alpha` is. On gfx90a the
+//! f16 and bf16 MFMAs flush subnormal inputs and results to zero (AMD documents this MI200
+//! behaviour); gfx942 and gfx950 keep them, and the FP8 MFMAs keep them everywhere.
+//!
+//! Launch: workgroups of exactly [`THREADS`] (256) work-items, 1-D; a grid of
+//! `(ceil(n / 128), ceil(m / 128))` workgroups (x over columns, y over rows of `C`); dynamic LDS
+//! [`HALF_LDS_BYTES`] or [`FP8_LDS_BYTES`]. Any `m`, `n`, `k` (including 0: `k = 0` writes
+//! `beta * C + bias`); 16-byte loads where rows of A and B are a multiple of 16 bytes, narrower
+//! at the edges. Buffers 16-byte aligned (device allocations are).
+//!
+//! Tiling (see `gemm_tile`): each workgroup computes a 128 x 128 tile of `C`, each of its 4
+//! waves a 64 x 64 quarter as 4 x 4 tiles of 16 x 16; K tiles of 32 (16-bit) or 64 (FP8)
+//! elements are staged in LDS (K-contiguous, rows padded by 8 or 16 bytes), double-buffered.
+#![cfg(any(not(target_arch = "amdgpu"), iron_matrix = "mfma"))]
+
+use crate::dtype::{bf16, f16};
+use iron_intrinsics::kernel;
+#[cfg(target_arch = "amdgpu")]
+use {
+    crate::dtype::Float,
+    crate::gemm_stage::{HALF_PITCH, HALF_TILE_K, HalfOperand},
+    crate::gemm_tile::{Output, PlainStep, block_origin, gemm},
+    iron_intrinsics::matrix::Mma,
+};
+
+/// Work-items per workgroup of every GEMM kernel (exactly this many).
+pub const THREADS: u32 = 256;
+/// Rows and columns of `C` per workgroup.
+pub const BLOCK: u32 = 128;
+/// Flag: A is column-major (16-bit kernels).
+pub const FLAG_A_COL_MAJOR: u32 = 1;
+/// Flag: B is column-major (16-bit kernels).
+pub const FLAG_B_COL_MAJOR: u32 = 1 << 1;
+/// Flag: add `bias` (`n` f32) to every row of `C`.
+pub const FLAG_BIAS: u32 = 1 << 2;
+/// Dynamic LDS of the 16-bit kernels: two buffers of A's and B's 128 x 32 tiles, rows padded to
+/// 80 bytes (72 on gfx90a and gfx942, which use less of it).
+pub const HALF_LDS_BYTES: u32 = 2 * 2 * BLOCK * 80;
+/// Dynamic LDS of the FP8 kernels: two buffers of A's and B's 128 x 64 tiles, rows padded to
+/// 72 bytes.
+pub const FP8_LDS_BYTES: u32 = 2 * 2 * BLOCK * 72;
+
+/// The 16-bit f16 MFMA of this gfx.
+#[cfg(all(target_arch = "amdgpu", iron_gfx = "gfx950"))]
+type F16Core = iron_intrinsics::matrix::MfmaF32_16x16x32F16;
+/// The 16-bit f16 MFMA of this gfx.
+#[cfg(all(target_arch = "amdgpu", not(iron_gfx = "gfx950")))]
+type F16Core = iron_intrinsics::matrix::MfmaF32_16x16x16F16;
+/// The bf16 MFMA of this gfx (also the decoding kernels' instruction).
+#[cfg(all(target_arch = "amdgpu", iron_gfx = "gfx950"))]
+pub(crate) type Bf16Core = iron_intrinsics::matrix::MfmaF32_16x16x32Bf16;
+/// The bf16 MFMA of this gfx (also the decoding kernels' instruction).
+#[cfg(all(target_arch = "amdgpu", not(iron_gfx = "gfx950")))]
+pub(crate) type Bf16Core = iron_intrinsics::matrix::MfmaF32_16x16x16Bf16;
+
+/// The 16-bit GEMM with instruction `I`, output type `O`, A K-contiguous (row-major) when
+/// `A_ROWS` and B K-contiguous (column-major) when `B_COLS`.
+///
+/// # Safety
+/// The kernel's contract (module docs).
+#[cfg(target_arch = "amdgpu")]
+#[inline(always)]
+#[allow(clippy::too_many_arguments, reason = "a GEMM kernel's arguments")]
+unsafe fn gemm_half_in<I: Mma, O: Float, const A_ROWS: bool, const B_COLS: bool>(
+    a: *const u16,
+    b: *const u16,
+    c: *mut O,
+    bias: *const f32,
+    alpha: f32,
+    beta: f32,
+    (m, n, k): (u32, u32, u32),
+    flags: u32,
+) {
+    let (row0, col0) = block_origin();
+    let a = HalfOperand::<A_ROWS> {
+        base: a,
+        rows: m,
+        k,
+        row0,
+    };
+    let b = HalfOperand::<B_COLS> {
+        base: b,
+        rows: n,
+        k,
+        row0: col0,
+    };
+    let out = Output::new(c, bias, alpha, beta, m, n, flags);
+    let tiles = k.div_ceil(HALF_TILE_K);
+    // SAFETY: as the caller guarantees.
+    unsafe { gemm::<_, _, PlainStep<I, HALF_PITCH, HALF_TILE_K>, O>(&a, &b, tiles, &out) };
+}
+
+/// The 16-bit GEMM with instruction `I`, output type `O`, in the layouts `flags` names.
+///
+/// # Safety
+/// The kernel's contract (module docs).
+#[cfg(target_arch = "amdgpu")]
+#[inline(always)]
+#[allow(clippy::too_many_arguments, reason = "a GEMM kernel's arguments")]
+unsafe fn gemm_half<I: Mma, O: Float>(
+    a: *const u16,
+    b: *const u16,
+    c: *mut O,
+    bias: *const f32,
+    alpha: f32,
+    beta: f32,
+    shape: (u32, u32, u32),
+    flags: u32,
+) {
+    let layouts = (flags & FLAG_A_COL_MAJOR == 0, flags & FLAG_B_COL_MAJOR != 0);
+    // SAFETY: as the caller guarantees.
+    unsafe {
+        match layouts {
+            (true, true) => {
+                gemm_half_in::<I, O, true, true>(a, b, c, bias, alpha, beta, shape, flags)
+            }
+            (true, false) => {
+                gemm_half_in::<I, O, true, false>(a, b, c, bias, alpha, beta, shape, flags)
+            }
+            (false, true) => {
+                gemm_half_in::<I, O, false, true>(a, b, c, bias, alpha, beta, shape, flags)
+            }
+            (false, false) => {
+                gemm_half_in::<I, O, false, false>(a, b, c, bias, alpha, beta, shape, flags)
+            }
+        }
+    }
+}
+
+/// Declares a 16-bit GEMM kernel.
+macro_rules! half_kernel {
+    ($name:ident, $t:ident, $core:ident, $out:ident) => {
+        #[doc = concat!("`C = alpha * A B + beta * C (+ bias)`, A and B ", stringify!($t), ", C ", stringify!($out), "; see the module docs.")]
+        #[kernel(max_threads = 256)]
+        pub fn $name(
+            a: *const $t,
+            b: *const $t,
+            c: *mut $out,
+            bias: *const f32,
+            alpha: f32,
+            beta: f32,
+            m: u32,
+            n: u32,
+            k: u32,
+            flags: u32,
+        ) {
+            // SAFETY: the launch follows the module's contract.
+            unsafe {
+                gemm_half::<$core, $out>(
+                    a as *const u16,
+                    b as *const u16,
+                    c,
+                    bias,
+                    alpha,
+                    beta,
+                    (m, n, k),
+                    flags,
+                )
+            };
+        }
+    };
+}
+
+half_kernel!(gemm_bf16_f32, bf16, Bf16Core, f32);
+half_kernel!(gemm_bf16_bf16, bf16, Bf16Core, bf16);
+half_kernel!(gemm_bf16_f16, bf16, Bf16Core, f16);
+half_kernel!(gemm_f16_f32, f16, F16Core, f32);
+half_kernel!(gemm_f16_bf16, f16, F16Core, bf16);
+half_kernel!(gemm_f16_f16, f16, F16Core, f16);
+
+/// Bytes per row of an FP8 K tile.
+#[cfg(all(target_arch = "amdgpu", any(iron_gfx = "gfx942", iron_gfx = "gfx950")))]
+const FP8_TILE_K: u32 = 64;
+
+/// The FP8 GEMM with codes of kind `F` for A and B, output type `O`.
+///
+/// # Safety
+/// The kernel's contract (module docs).
+#[cfg(all(target_arch = "amdgpu", any(iron_gfx = "gfx942", iron_gfx = "gfx950")))]
+#[inline(always)]
+#[allow(clippy::too_many_arguments, reason = "a GEMM kernel's arguments")]
+unsafe fn gemm_fp8<F: iron_intrinsics::matrix::F8Kind, O: Float>(
+    a: *const u8,
+    b: *const u8,
+    c: *mut O,
+    bias: *const f32,
+    alpha: f32,
+    beta: f32,
+    (m, n, k): (u32, u32, u32),
+    flags: u32,
+) {
+    use crate::gemm_stage::CodeOperand;
+    use iron_intrinsics::matrix::MfmaF32_16x16x32F8;
+    type Codes = CodeOperand<2, 8>;
+    const { assert!(Codes::TILE_BYTES == FP8_TILE_K) };
+    let (row0, col0) = block_origin();
+    let a = Codes {
+        base: a,
+        rows: m,
+        row_bytes: k,
+        row0,
+    };
+    let b = Codes {
+        base: b,
+        rows: n,
+        row_bytes: k,
+        row0: col0,
+    };
+    let out = Output::new(c, bias, alpha, beta, m, n, flags);
+    let tiles = k.div_ceil(FP8_TILE_K);
+    type Step<F> = PlainStep<MfmaF32_16x16x32F8<F, F>, { Codes::PITCH }, FP8_TILE_K>;
+    // SAFETY: as the caller guarantees.
+    unsafe { gemm::<_, _, Step<F>, O>(&a, &b, tiles, &out) };
+}
+
+/// Declares an FP8 GEMM kernel for one gfx.
+macro_rules! fp8_kernel {
+    ($gfx:literal, $name:ident, $kind:ident, $format:literal, $out:ident) => {
+        #[doc = concat!("`C = alpha * A B + beta * C (+ bias)`, A and B ", $format, " codes (A row-major, B column-major), C ", stringify!($out), "; ", $gfx, " only; see the module docs.")]
+        #[cfg(any(not(target_arch = "amdgpu"), iron_gfx = $gfx))]
+        #[kernel(max_threads = 256)]
+        pub fn $name(
+            a: *const u8,
+            b: *const u8,
+            c: *mut $out,
+            bias: *const f32,
+            alpha: f32,
+            beta: f32,
+            m: u32,
+            n: u32,
+            k: u32,
+            flags: u32,
+        ) {
+            use iron_intrinsics::matrix::$kind;
+            // SAFETY: the launch follows the module's contract.
+            unsafe { gemm_fp8::<$kind, $out>(a, b, c, bias, alpha, beta, (m, n, k), flags) };
+        }
+    };
+}
+
+fp8_kernel!("gfx942", gemm_fp8_e4m3fnuz_f32, Fp8, "E4M3FNUZ", f32);
+fp8_kernel!("gfx942", gemm_fp8_e4m3fnuz_bf16, Fp8, "E4M3FNUZ", bf16);
+fp8_kernel!("gfx942", gemm_fp8_e4m3fnuz_f16, Fp8, "E4M3FNUZ", f16);
+fp8_kernel!("gfx942", gemm_fp8_e5m2fnuz_f32, Bf8, "E5M2FNUZ", f32);
+fp8_kernel!("gfx942", gemm_fp8_e5m2fnuz_bf16, Bf8, "E5M2FNUZ", bf16);
+fp8_kernel!("gfx942", gemm_fp8_e5m2fnuz_f16, Bf8, "E5M2FNUZ", f16);
+fp8_kernel!("gfx950", gemm_fp8_e4m3fn_f32, Fp8, "E4M3FN", f32);
+fp8_kernel!("gfx950", gemm_fp8_e4m3fn_bf16, Fp8, "E4M3FN", bf16);
+fp8_kernel!("gfx950", gemm_fp8_e4m3fn_f16, Fp8, "E4M3FN", f16);
+fp8_kernel!("gfx950", gemm_fp8_e5m2_f32, Bf8, "E5M2", f32);
+fp8_kernel!("gfx950", gemm_fp8_e5m2_bf16, Bf8, "E5M2", bf16);
+fp8_kernel!("gfx950", gemm_fp8_e5m2_f16, Bf8, "E5M2", f16);

@@ -1,0 +1,337 @@
+//! The tiled matrix-core GEMM every GEMM kernel shares: a workgroup of 256 work-items (4 waves)
+//! computes a 128 x 128 tile of `C`, each wave a 64 x 64 quarter of it as 4 x 4 tiles of a
+//! 16 x 16 MFMA; the K dimension is walked in tiles staged through LDS, double-buffered.
+//!
+//! What varies per kernel is behind two traits: a [`Stage`] moves one operand's K tile from
+//! global memory into LDS (its 128 rows, K-contiguous, in the layout its [`Step`] reads), and a
+//! [`Step`] runs the MFMAs over one staged K tile. The main loop, [`gemm`], loads tile `t + 1`
+//! from global memory into registers, computes tile `t` from LDS meanwhile, then writes tile
+//! `t + 1` into the other LDS buffer; one barrier per tile separates the two uses of a buffer.
+//!
+//! The epilogue ([`Output`]) writes `C = alpha * (A B) + beta * C + bias` for the elements inside
+//! `M x N`, reading `C` only when `beta != 0`.
+
+use crate::dtype::Float;
+use crate::gemm::{BLOCK, FLAG_BIAS};
+use iron_intrinsics::id::{lane_id, wave_id, workgroup_id_x, workgroup_id_y, workitem_id_x};
+use iron_intrinsics::lds;
+use iron_intrinsics::math::mul_add;
+use iron_intrinsics::matrix::{Accumulate, MatrixCore, d_col, d_row};
+use iron_intrinsics::sync::workgroup_barrier;
+
+/// Runs `$body` for every MFMA tile `($tm, $tn)` of a wave tile (`REPEATS x REPEATS` = 4 x 4),
+/// written out with constant indices: the accumulators stay in registers (a loop LLVM does not
+/// unroll, or a closure it does not inline, would put them in scratch memory).
+macro_rules! each_tile {
+    (|$tm:ident, $tn:ident| $body:expr) => {
+        each_tile!(@ $tm $tn $body;
+            0 0, 0 1, 0 2, 0 3, 1 0, 1 1, 1 2, 1 3, 2 0, 2 1, 2 2, 2 3, 3 0, 3 1, 3 2, 3 3)
+    };
+    (@ $tm:ident $tn:ident $body:expr; $($i:literal $j:literal),*) => {{
+        const { assert!($crate::gemm_tile::REPEATS == 4) };
+        $({
+            let ($tm, $tn): (usize, usize) = ($i, $j);
+            $body;
+        })*
+    }};
+}
+#[cfg(iron_gfx = "gfx950")]
+pub(crate) use each_tile;
+
+/// `[$value for $t in 0..4]` (one fragment per MFMA tile row or column, `$t: u32`), written out
+/// as [`each_tile`] is.
+macro_rules! per_repeat {
+    (|$t:ident| $value:expr) => {{
+        const { assert!($crate::gemm_tile::REPEATS == 4) };
+        [
+            {
+                let $t: u32 = 0;
+                $value
+            },
+            {
+                let $t: u32 = 1;
+                $value
+            },
+            {
+                let $t: u32 = 2;
+                $value
+            },
+            {
+                let $t: u32 = 3;
+                $value
+            },
+        ]
+    }};
+}
+#[cfg(iron_gfx = "gfx950")]
+pub(crate) use per_repeat;
+
+/// Rows (and columns) of `C` per wave.
+const WAVE_TILE: u32 = 64;
+/// Rows (and columns) of one MFMA tile: every GEMM step uses a 16 x 16 instruction.
+pub const MFMA_TILE: u32 = 16;
+/// MFMA tiles per wave tile side.
+pub const REPEATS: usize = (WAVE_TILE / MFMA_TILE) as usize;
+
+/// The accumulators of one wave: `REPEATS x REPEATS` MFMA tiles, `[row][column]`.
+pub type Accumulators<I> = [[<I as MatrixCore>::Acc; REPEATS]; REPEATS];
+
+/// This work-item's index in the workgroup (`0..THREADS`).
+#[inline(always)]
+pub fn thread() -> u32 {
+    workitem_id_x()
+}
+
+/// The first row and column of `C` this workgroup computes: workgroup `(x, y)` takes column
+/// tile `x` and row tile `y`.
+#[inline(always)]
+pub fn block_origin() -> (u32, u32) {
+    (workgroup_id_y() * BLOCK, workgroup_id_x() * BLOCK)
+}
+
+/// One operand's journey from global memory to LDS, one K tile at a time.
+pub trait Stage {
+    /// Bytes one LDS buffer of this operand takes.
+    const LDS_BYTES: u32;
+    /// What a work-item holds of a tile between its global loads and its LDS writes.
+    type Held: Copy;
+
+    /// This work-item's share of K tile `tile` of the workgroup's 128 rows, zero outside the
+    /// matrix. Called by every work-item.
+    ///
+    /// # Safety
+    /// The operand's pointers must hold the matrix the stage describes.
+    unsafe fn fetch(&self, tile: u32) -> Self::Held;
+
+    /// Writes a share fetched by this work-item into the LDS buffer at `lds`.
+    ///
+    /// # Safety
+    /// `lds` must be 16-byte aligned with `LDS_BYTES` bytes of dynamic LDS behind it.
+    unsafe fn store(&self, held: Self::Held, lds: *mut u8);
+}
+
+/// The MFMAs over one staged K tile.
+pub trait Step {
+    /// The instruction (16 x 16).
+    type Core: MatrixCore;
+
+    /// Adds the products of the K tile staged at `a` (A's 128 rows) and `b` (B's 128 columns)
+    /// to the accumulators of the wave tile whose first row and column in the block are
+    /// `wave_row` and `wave_col`. Wave-wide.
+    ///
+    /// # Safety
+    /// `a` and `b` must hold a tile staged as this step reads it.
+    unsafe fn step(
+        acc: &mut Accumulators<Self::Core>,
+        a: *const u8,
+        b: *const u8,
+        wave_row: u32,
+        wave_col: u32,
+    );
+}
+
+/// Where and how the result is written: `C = alpha * acc + beta * C + bias`, `C` row-major
+/// `[m, n]`, `bias` (when `has_bias`) `n` f32.
+pub struct Output<O> {
+    /// `C`.
+    pub c: *mut O,
+    /// The bias, read only when `has_bias`.
+    pub bias: *const f32,
+    /// Whether to add the bias.
+    pub has_bias: bool,
+    /// The factor of `A B`.
+    pub alpha: f32,
+    /// The factor of the old `C` (0: `C` is not read).
+    pub beta: f32,
+    /// Rows of `C`.
+    pub m: u32,
+    /// Columns of `C`.
+    pub n: u32,
+}
+
+impl<O: Float> Output<O> {
+    /// The output of a kernel's arguments; `flags` says whether there is a bias.
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments, reason = "a GEMM's epilogue operands")]
+    pub fn new(
+        c: *mut O,
+        bias: *const f32,
+        alpha: f32,
+        beta: f32,
+        m: u32,
+        n: u32,
+        flags: u32,
+    ) -> Self {
+        Output {
+            c,
+            bias,
+            has_bias: flags & FLAG_BIAS != 0,
+            alpha,
+            beta,
+            m,
+            n,
+        }
+    }
+
+    /// Writes this wave's accumulators: element `(r, c)` of the block tile is `C[row0 + r]
+    /// [col0 + c]`, written when inside `m x n`.
+    ///
+    /// # Safety
+    /// `c` must hold `m * n` elements and `bias` (when used) `n`.
+    #[inline(always)]
+    unsafe fn write<I: MatrixCore>(
+        &self,
+        acc: &Accumulators<I>,
+        row0: u32,
+        col0: u32,
+        wave_row: u32,
+        wave_col: u32,
+    ) {
+        let interior = row0 + BLOCK <= self.m && col0 + BLOCK <= self.n;
+        each_tile!(|tm, tn| {
+            let row = row0 + wave_row + tm as u32 * MFMA_TILE;
+            let col = col0 + wave_col + tn as u32 * MFMA_TILE;
+            // SAFETY: as the caller guarantees.
+            unsafe { self.write_tile::<I>(acc[tm][tn], row, col, interior) }
+        });
+    }
+
+    /// Writes one MFMA tile's accumulator, whose tile starts at `(row, col)` of `C`; `interior`
+    /// when the whole block tile is inside `C` (no checks then).
+    ///
+    /// # Safety
+    /// As for [`Output::write`].
+    #[inline(always)]
+    unsafe fn write_tile<I: MatrixCore>(&self, tile: I::Acc, row: u32, col: u32, interior: bool) {
+        let lane = lane_id();
+        let col = col + d_col::<I>(lane);
+        if !interior && col >= self.n {
+            return;
+        }
+        // SAFETY: col < n, inside the bias.
+        let bias = if self.has_bias {
+            unsafe { *self.bias.add(col as usize) }
+        } else {
+            0.0
+        };
+        for i in 0..<I::Acc as Accumulate>::LEN {
+            let row = row + d_row::<I>(lane, i as u32);
+            if interior || row < self.m {
+                let at = row as usize * self.n as usize + col as usize;
+                let mut value = self.alpha * tile.element(i);
+                if self.beta != 0.0 {
+                    // SAFETY: row < m and col < n: inside C.
+                    let old = unsafe { *self.c.add(at) }.into_f32();
+                    value = mul_add(self.beta, old, value);
+                }
+                if self.has_bias {
+                    value += bias;
+                }
+                // SAFETY: as above.
+                unsafe { *self.c.add(at) = O::round_from_f32(value) };
+            }
+        }
+    }
+}
+
+/// Runs the GEMM of this workgroup's tile over `k_tiles` K tiles: stages A and B through LDS
+/// with `a` and `b`, accumulates with `S`, and writes `out`. Workgroup-wide; the workgroup is
+/// `(workgroup_id_x, workgroup_id_y)` = (column tile, row tile) of `C`.
+///
+/// Dynamic LDS: `2 * (A::LDS_BYTES + B::LDS_BYTES)` bytes.
+///
+/// # Safety
+/// The stages' and the output's pointers must hold the matrices they describe, and the
+/// launch must give the dynamic LDS above, with workgroups of [`THREADS`](crate::gemm::THREADS) work-items.
+#[inline(always)]
+pub unsafe fn gemm<A: Stage, B: Stage, S: Step, O: Float>(
+    a: &A,
+    b: &B,
+    k_tiles: u32,
+    out: &Output<O>,
+) {
+    let stage_bytes = A::LDS_BYTES + B::LDS_BYTES;
+    let lds = lds::dynamic::<u8>();
+    // SAFETY: both buffers lie in the dynamic LDS the launch gives.
+    let buffer = |t: u32| unsafe { lds.add(((t % 2) * stage_bytes) as usize) };
+    let wave = wave_id();
+    let (wave_row, wave_col) = ((wave / 2) * WAVE_TILE, (wave % 2) * WAVE_TILE);
+    let mut acc: Accumulators<S::Core> =
+        [[<<S::Core as MatrixCore>::Acc as Accumulate>::zero(); REPEATS]; REPEATS];
+    if k_tiles > 0 {
+        // SAFETY: as the caller guarantees; buffer 0 holds both operands' LDS bytes.
+        unsafe {
+            let (held_a, held_b) = (a.fetch(0), b.fetch(0));
+            a.store(held_a, buffer(0));
+            b.store(held_b, buffer(0).add(A::LDS_BYTES as usize));
+        }
+        workgroup_barrier();
+        for t in 0..k_tiles {
+            let next = t + 1 < k_tiles;
+            // SAFETY: as the caller guarantees.
+            let held = next.then(|| unsafe { (a.fetch(t + 1), b.fetch(t + 1)) });
+            // SAFETY: buffer t holds tile t, staged and published by the last barrier.
+            unsafe {
+                let staged = buffer(t);
+                S::step(
+                    &mut acc,
+                    staged,
+                    staged.add(A::LDS_BYTES as usize),
+                    wave_row,
+                    wave_col,
+                );
+            }
+            if let Some((held_a, held_b)) = held {
+                // SAFETY: the other buffer's last readers (tile t - 1) passed the barrier
+                // that ended their iteration.
+                unsafe {
+                    let staging = buffer(t + 1);
+                    a.store(held_a, staging);
+                    b.store(held_b, staging.add(A::LDS_BYTES as usize));
+                }
+            }
+            workgroup_barrier();
+        }
+    }
+    let (row0, col0) = block_origin();
+    // SAFETY: as the caller guarantees.
+    unsafe { out.write::<S::Core>(&acc, row0, col0, wave_row, wave_col) };
+}
+
+/// The MFMAs of a plain (unscaled) 16 x 16 instruction `I` over a K tile of `TILE_K`
+/// elements staged with rows of `PITCH` bytes.
+pub struct PlainStep<I, const PITCH: u32, const TILE_K: u32>(core::marker::PhantomData<I>);
+
+impl<I: iron_intrinsics::matrix::Mma, const PITCH: u32, const TILE_K: u32> Step
+    for PlainStep<I, PITCH, TILE_K>
+{
+    type Core = I;
+
+    #[inline(always)]
+    unsafe fn step(
+        acc: &mut Accumulators<I>,
+        a: *const u8,
+        b: *const u8,
+        wave_row: u32,
+        wave_col: u32,
+    ) {
+        use iron_intrinsics::matrix::{load_a, load_b};
+        const { assert!(TILE_K.is_multiple_of(I::K) && I::M == MFMA_TILE && I::N == MFMA_TILE) };
+        for ks in 0..TILE_K / I::K {
+            let a_offset = ks * I::K * I::A_BITS / 8;
+            let b_offset = ks * I::K * I::B_BITS / 8;
+            // SAFETY: every fragment lies in the staged tile (rows of PITCH bytes, 16-byte
+            // aligned), as the stages wrote it.
+            let fa = per_repeat!(|t| unsafe {
+                let row = wave_row + t * MFMA_TILE;
+                load_a::<I>(a.add((row * PITCH + a_offset) as usize), PITCH)
+            });
+            // SAFETY: as above.
+            let fb = per_repeat!(|t| unsafe {
+                let col = wave_col + t * MFMA_TILE;
+                load_b::<I>(b.add((col * PITCH + b_offset) as usize), PITCH)
+            });
+            each_tile!(|tm, tn| acc[tm][tn] = I::mma(fa[tm], fb[tn], acc[tm][tn]));
+        }
+    }
+}

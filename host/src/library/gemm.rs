@@ -1,0 +1,707 @@
+//! Matrix-core GEMM (`device/kernels/src/gemm.rs`, `gemm_mx.rs`): `C = alpha * A B + beta * C
+//! (+ bias)` with `C` row-major `[m, n]`, accumulated in f32, on CDNA (gfx90a, gfx942, gfx950).
+//!
+//! | method | A, B | layouts | gfx90a | gfx942 | gfx950 |
+//! | --- | --- | --- | --- | --- | --- |
+//! | [`Library::gemm`] | f16 or bf16 | either, per operand | 16x16x16 MFMA | 16x16x16 MFMA | 16x16x32 MFMA |
+//! | [`Library::gemm_fp8`] | FP8 codes + f32 scale per tensor | A row-major, B column-major | decoded | FNUZ: FP8 MFMA; OCP: decoded | OCP: FP8 MFMA; FNUZ: decoded |
+//! | [`Library::gemm_mx`] | MXFP8, MXFP6, MXFP4 ([`MxGemmFormat`]) | A `[m, k]`, B `[n, k]` | decoded | decoded | scaled MFMA (same format for A and B), else decoded |
+//!
+//! "Decoded" is the portable path ([`GemmPath::Decoded`]): codes are decoded in software (with
+//! their block scales) into bf16 in LDS and multiplied by the bf16 MFMA; every FP8/FP6/FP4
+//! value times a power-of-two scale is exact in bf16 unless it falls below `2^-126`, so both
+//! paths compute the same products. [`Library::gemm_mx_decoded`] forces it on any gfx. The
+//! FP8 paths take the same FP8 encoding for A and B on the hardware path; mixed pairs decode.
+//!
+//! On gfx90a the f16 and bf16 MFMAs (so [`Library::gemm`] and the decoded path) flush
+//! subnormal inputs and results to zero, as AMD documents for MI200; gfx942 and gfx950 keep
+//! them.
+//!
+//! `C` may have any of the library's float types ([`Float`]). `beta = 0` does not read `C`.
+//! Scalars apply in this order, each rounded in f32: `alpha * acc`, `+ beta * C` (fused),
+//! `+ bias[j]`, then one rounding to `C`'s type. For FP8, `alpha` is first multiplied by the
+//! tensor scales, `alpha * scale_a * scale_b` (left to right, in f32).
+//!
+//! ```no_run
+//! use iron::library::{Epilogue, GemmShape, Layout, Library, bf16};
+//! use iron::{Device, DeviceBuffer};
+//!
+//! let device = Device::hip(0)?;
+//! let library = Library::load_built(&device)?;
+//! let (m, n, k) = (512, 256, 1024);
+//! let a = DeviceBuffer::from_slice(&device, &vec![bf16::ONE; m * k])?;
+//! let b = DeviceBuffer::from_slice(&device, &vec![bf16::ONE; k * n])?;
+//! let mut c = DeviceBuffer::<f32>::alloc(&device, m * n)?;
+//! let stream = device.default_stream();
+//! let shape = GemmShape { m, n, k };
+//! let ab = ((&a, Layout::RowMajor), (&b, Layout::RowMajor));
+//! library.gemm(&stream, ab.0, ab.1, &mut c, shape, Epilogue::default())?;
+//! assert_eq!(c.to_vec()?[0], k as f32);
+//! # Ok::<(), iron::library::LibraryError>(())
+//! ```
+//!
+//! Every method checks the buffers against the shape (`A` at least `m * k` elements, `B`
+//! `k * n`, `C` `m * n`, the bias `n`), the sizes against the kernels (`m`, `n` below 2^32 with
+//! at most 65535 row tiles of 128 and `256 * ceil(n / 128)` work-items in x below 2^32, `k` below
+//! `2^32 - 256`), and returns without launching when `m` or `n` is 0.
+//! Kernels are resolved at each call: a library built without the gfx's GEMM kernels (RDNA)
+//! is refused with a one-line error.
+
+use iron_kernels::gemm::{
+    self as kernels, BLOCK, FLAG_A_COL_MAJOR, FLAG_B_COL_MAJOR, FLAG_BIAS, FP8_LDS_BYTES,
+    HALF_LDS_BYTES, THREADS,
+};
+use iron_kernels::gemm_mx::{
+    self as mx_kernels, DECODED_LDS_BYTES, FLAG_A_SCALED, FLAG_B_SCALED, FORMAT_E2M1, FORMAT_E2M3,
+    FORMAT_E3M2, FORMAT_E4M3FN, FORMAT_E4M3FNUZ, FORMAT_E5M2, FORMAT_E5M2FNUZ, format_flags,
+    mx_lds_bytes,
+};
+use iron_quant::{MxFp4, MxFp6E2M3, MxFp6E3M2, MxFp8E4M3, MxFp8E5M2};
+
+use super::Library;
+use super::dequant::{DequantFormat, DeviceQuantizedTensor};
+use super::dtype::{Float, Fp8Format, bf16, f16};
+use super::error::LibraryError;
+use super::geometry::{check_holds, elements_of, to_u32};
+use crate::device::{DeviceBuffer, Stream};
+use crate::launch::{KernelSignature, LaunchArg, LaunchConfig};
+use iron_intrinsics::launch::KernelDecl;
+
+/// How an operand is stored.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Layout {
+    /// Rows one after the other: `X[i][j]` at `x[i * cols + j]`.
+    RowMajor,
+    /// Columns one after the other: `X[i][j]` at `x[j * rows + i]`.
+    ColMajor,
+}
+
+/// The sizes of a GEMM: `A` is `[m, k]`, `B` `[k, n]`, `C` `[m, n]`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct GemmShape {
+    /// Rows of `A` and `C`.
+    pub m: usize,
+    /// Columns of `B` and `C`.
+    pub n: usize,
+    /// Columns of `A`, rows of `B`.
+    pub k: usize,
+}
+
+/// The scalars and the bias of a GEMM: `C = alpha * A B + beta * C + bias`.
+#[derive(Debug, Clone, Copy)]
+pub struct Epilogue<'a> {
+    /// The factor of `A B`.
+    pub alpha: f32,
+    /// The factor of the old `C` (0: `C` is not read).
+    pub beta: f32,
+    /// `n` f32 added to every row of `C`.
+    pub bias: Option<&'a DeviceBuffer<f32>>,
+}
+
+impl Default for Epilogue<'_> {
+    /// `C = A B`.
+    fn default() -> Self {
+        Epilogue {
+            alpha: 1.0,
+            beta: 0.0,
+            bias: None,
+        }
+    }
+}
+
+/// An FP8 operand: `codes` of one [`Fp8Format`] and the f32 scale of the whole tensor
+/// (the value of code `x` is `decode(x) * scale`).
+#[derive(Debug, Clone, Copy)]
+pub struct Fp8Matrix<'a> {
+    /// The codes, one byte each.
+    pub codes: &'a DeviceBuffer<u8>,
+    /// Their encoding.
+    pub format: Fp8Format,
+    /// The tensor's scale.
+    pub scale: f32,
+}
+
+/// Which kernel family a GEMM runs on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum GemmPath {
+    /// The 16-bit MFMA kernels (`gemm_{bf16,f16}_*`).
+    Matrix16,
+    /// The FP8 MFMA kernels (`gemm_fp8_*`).
+    Fp8Hardware,
+    /// gfx950's block-scaled MFMA kernels (`gemm_mx*`).
+    MxHardware,
+    /// Software decoding into bf16 and the bf16 MFMA (`gemm_decoded_*`).
+    Decoded,
+}
+
+/// The signature of the 16-bit GEMM kernels.
+type HalfGemm<T, O> = fn(*const T, *const T, *mut O, *const f32, f32, f32, u32, u32, u32, u32);
+/// The signature of the FP8 GEMM kernels.
+type Fp8Gemm<O> = fn(*const u8, *const u8, *mut O, *const f32, f32, f32, u32, u32, u32, u32);
+/// The signature of the MX and decoding GEMM kernels.
+type CodedGemm<O> = fn(
+    *const u8,
+    *const u8,
+    *const u8,
+    *const u8,
+    *mut O,
+    *const f32,
+    f32,
+    f32,
+    u32,
+    u32,
+    u32,
+    u32,
+);
+
+/// The input types of [`Library::gemm`]: [`f16`](struct@f16) and [`bf16`].
+pub trait GemmInput: Float + sealed::GemmInputDecls {}
+
+impl GemmInput for f16 {}
+impl GemmInput for bf16 {}
+
+/// The output types of every GEMM: the library's [`Float`]s.
+pub trait GemmOutput: Float + sealed::GemmOutputDecls {}
+
+impl GemmOutput for f32 {}
+impl GemmOutput for f16 {}
+impl GemmOutput for bf16 {}
+
+/// The block formats [`Library::gemm_mx`] takes: MXFP8 (E4M3, E5M2), MXFP6 (E2M3, E3M2) and
+/// MXFP4.
+pub trait MxGemmFormat: DequantFormat + sealed::MxGemmCodes {}
+
+impl MxGemmFormat for MxFp8E4M3 {}
+impl MxGemmFormat for MxFp8E5M2 {}
+impl MxGemmFormat for MxFp6E2M3 {}
+impl MxGemmFormat for MxFp6E3M2 {}
+impl MxGemmFormat for MxFp4 {}
+
+pub(crate) mod sealed {
+    use super::*;
+
+    /// The 16-bit kernels of one input type.
+    pub trait GemmInputDecls: Sized + 'static {
+        /// `gemm_<t>_<o>`.
+        fn kernel<O: GemmOutput>() -> KernelDecl<HalfGemm<Self, O>>;
+    }
+
+    impl GemmInputDecls for bf16 {
+        fn kernel<O: GemmOutput>() -> KernelDecl<HalfGemm<bf16, O>> {
+            O::BF16
+        }
+    }
+
+    impl GemmInputDecls for f16 {
+        fn kernel<O: GemmOutput>() -> KernelDecl<HalfGemm<f16, O>> {
+            O::F16
+        }
+    }
+
+    /// Every GEMM kernel writing one output type.
+    pub trait GemmOutputDecls: Sized + 'static {
+        /// `gemm_bf16_<o>`.
+        const BF16: KernelDecl<HalfGemm<bf16, Self>>;
+        /// `gemm_f16_<o>`.
+        const F16: KernelDecl<HalfGemm<f16, Self>>;
+        /// gfx942's `gemm_fp8_{e4m3fnuz,e5m2fnuz}_<o>`.
+        const FP8_FNUZ: [KernelDecl<Fp8Gemm<Self>>; 2];
+        /// gfx950's `gemm_fp8_{e4m3fn,e5m2}_<o>`.
+        const FP8_OCP: [KernelDecl<Fp8Gemm<Self>>; 2];
+        /// gfx950's `gemm_{mxfp8_e4m3,mxfp8_e5m2,mxfp6_e2m3,mxfp6_e3m2,mxfp4}_<o>`.
+        const MX: [KernelDecl<CodedGemm<Self>>; 5];
+        /// `gemm_decoded_<o>`.
+        const DECODED: KernelDecl<CodedGemm<Self>>;
+    }
+
+    macro_rules! outputs {
+        ($($t:ident: $bf16:ident $f16:ident [$fnuz0:ident $fnuz1:ident] [$ocp0:ident $ocp1:ident]
+           [$mx0:ident $mx1:ident $mx2:ident $mx3:ident $mx4:ident] $decoded:ident;)*) => {$(
+            impl GemmOutputDecls for $t {
+                const BF16: KernelDecl<HalfGemm<bf16, $t>> = kernels::$bf16;
+                const F16: KernelDecl<HalfGemm<f16, $t>> = kernels::$f16;
+                const FP8_FNUZ: [KernelDecl<Fp8Gemm<$t>>; 2] = [kernels::$fnuz0, kernels::$fnuz1];
+                const FP8_OCP: [KernelDecl<Fp8Gemm<$t>>; 2] = [kernels::$ocp0, kernels::$ocp1];
+                const MX: [KernelDecl<CodedGemm<$t>>; 5] = [
+                    mx_kernels::$mx0,
+                    mx_kernels::$mx1,
+                    mx_kernels::$mx2,
+                    mx_kernels::$mx3,
+                    mx_kernels::$mx4,
+                ];
+                const DECODED: KernelDecl<CodedGemm<$t>> = mx_kernels::$decoded;
+            }
+        )*};
+    }
+
+    outputs! {
+        f32: gemm_bf16_f32 gemm_f16_f32
+            [gemm_fp8_e4m3fnuz_f32 gemm_fp8_e5m2fnuz_f32] [gemm_fp8_e4m3fn_f32 gemm_fp8_e5m2_f32]
+            [gemm_mxfp8_e4m3_f32 gemm_mxfp8_e5m2_f32 gemm_mxfp6_e2m3_f32 gemm_mxfp6_e3m2_f32 gemm_mxfp4_f32]
+            gemm_decoded_f32;
+        bf16: gemm_bf16_bf16 gemm_f16_bf16
+            [gemm_fp8_e4m3fnuz_bf16 gemm_fp8_e5m2fnuz_bf16] [gemm_fp8_e4m3fn_bf16 gemm_fp8_e5m2_bf16]
+            [gemm_mxfp8_e4m3_bf16 gemm_mxfp8_e5m2_bf16 gemm_mxfp6_e2m3_bf16 gemm_mxfp6_e3m2_bf16 gemm_mxfp4_bf16]
+            gemm_decoded_bf16;
+        f16: gemm_bf16_f16 gemm_f16_f16
+            [gemm_fp8_e4m3fnuz_f16 gemm_fp8_e5m2fnuz_f16] [gemm_fp8_e4m3fn_f16 gemm_fp8_e5m2_f16]
+            [gemm_mxfp8_e4m3_f16 gemm_mxfp8_e5m2_f16 gemm_mxfp6_e2m3_f16 gemm_mxfp6_e3m2_f16 gemm_mxfp4_f16]
+            gemm_decoded_f16;
+    }
+
+    /// How the MX kernels name a block format.
+    pub trait MxGemmCodes {
+        /// Position in [`GemmOutputDecls::MX`].
+        const INDEX: usize;
+        /// The element format code of the decoding kernels.
+        const FORMAT: u32;
+        /// Bits per element code.
+        const BITS: u32;
+    }
+
+    macro_rules! mx_codes {
+        ($($t:ty => $index:literal, $format:ident, $bits:literal;)*) => {$(
+            impl MxGemmCodes for $t {
+                const INDEX: usize = $index;
+                const FORMAT: u32 = $format;
+                const BITS: u32 = $bits;
+            }
+        )*};
+    }
+
+    mx_codes! {
+        MxFp8E4M3 => 0, FORMAT_E4M3FN, 8;
+        MxFp8E5M2 => 1, FORMAT_E5M2, 8;
+        MxFp6E2M3 => 2, FORMAT_E2M3, 6;
+        MxFp6E3M2 => 3, FORMAT_E3M2, 6;
+        MxFp4 => 4, FORMAT_E2M1, 4;
+    }
+}
+
+/// The gfx with matrix cores the GEMM kernels are built for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum MatrixGfx {
+    Gfx90a,
+    Gfx942,
+    Gfx950,
+}
+
+/// The element format code of the decoding kernels for an FP8 format.
+fn fp8_format_code(format: Fp8Format) -> u32 {
+    match format {
+        Fp8Format::E4M3Fn => FORMAT_E4M3FN,
+        Fp8Format::E5M2 => FORMAT_E5M2,
+        Fp8Format::E4M3Fnuz => FORMAT_E4M3FNUZ,
+        Fp8Format::E5M2Fnuz => FORMAT_E5M2FNUZ,
+    }
+}
+
+/// The launch argument of a device buffer.
+fn buffer_arg<T>(buffer: &DeviceBuffer<T>) -> LaunchArg<'_> {
+    LaunchArg::Buffer {
+        address: buffer.address(),
+        device: buffer.device(),
+    }
+}
+
+/// A checked shape as the kernels' arguments, with its launch geometry.
+#[derive(Debug, Clone, Copy)]
+struct Launch {
+    m: u32,
+    n: u32,
+    k: u32,
+    grid: [u32; 3],
+}
+
+impl Launch {
+    /// The launch configuration with `lds` bytes of dynamic LDS.
+    fn config(&self, lds: u32) -> LaunchConfig {
+        LaunchConfig::new(self.grid, [THREADS, 1, 1]).with_dynamic_lds(lds)
+    }
+}
+
+/// Largest grid dimension in y (row tiles) the launch takes.
+const MAX_ROW_TILES: u32 = 65535;
+
+/// Largest `k`: the kernels step through K in tiles of up to 128 elements in 32-bit arithmetic.
+const MAX_K: u32 = u32::MAX - 256;
+
+impl Library {
+    /// The matrix-core gfx this library's code object is for, or an error naming it.
+    fn matrix_gfx(&self, operation: &'static str) -> Result<MatrixGfx, LibraryError> {
+        let target = &self.module().code_object().target().processor;
+        match target.as_str() {
+            "gfx90a" => Ok(MatrixGfx::Gfx90a),
+            "gfx942" => Ok(MatrixGfx::Gfx942),
+            "gfx950" => Ok(MatrixGfx::Gfx950),
+            other => Err(LibraryError::BadShape {
+                operation,
+                detail: format!(
+                    "the GEMM kernels need CDNA matrix cores (gfx90a, gfx942, gfx950); this library is built for {other}"
+                ),
+            }),
+        }
+    }
+
+    /// Checks a shape and the output and bias buffers; `None` when there is nothing to write.
+    fn gemm_launch<O>(
+        &self,
+        operation: &'static str,
+        shape: GemmShape,
+        c: &DeviceBuffer<O>,
+        epilogue: &Epilogue<'_>,
+    ) -> Result<Option<Launch>, LibraryError> {
+        let GemmShape { m, n, k } = shape;
+        let cells = elements_of(operation, m, n)?;
+        check_holds(operation, "c", c, "m * n", cells)?;
+        if let Some(bias) = epilogue.bias {
+            check_holds(operation, "bias", bias, "n", n)?;
+        }
+        let launch = Launch {
+            m: to_u32(operation, "m", m, u32::MAX)?,
+            n: to_u32(operation, "n", n, u32::MAX)?,
+            k: to_u32(operation, "k", k, MAX_K)?,
+            grid: [
+                to_u32(
+                    operation,
+                    "ceil(n / 128) (column tiles)",
+                    n.div_ceil(BLOCK as usize),
+                    u32::MAX / THREADS,
+                )?,
+                to_u32(
+                    operation,
+                    "ceil(m / 128) (row tiles)",
+                    m.div_ceil(BLOCK as usize),
+                    MAX_ROW_TILES,
+                )?,
+                1,
+            ],
+        };
+        Ok((cells > 0).then_some(launch))
+    }
+
+    /// Launches a GEMM kernel whose signature is `F`, with `buffers` before `(c, bias)` and the
+    /// scalars after them.
+    ///
+    /// # Safety
+    /// The buffers must hold what the kernel reads and writes for `launch`'s shape.
+    #[allow(clippy::too_many_arguments, reason = "a GEMM launch's parts")]
+    unsafe fn launch_gemm<F: KernelSignature, O>(
+        &self,
+        stream: &Stream,
+        decl: KernelDecl<F>,
+        lds: u32,
+        buffers: &[LaunchArg<'_>],
+        c: &mut DeviceBuffer<O>,
+        epilogue: &Epilogue<'_>,
+        launch: Launch,
+        flags: u32,
+    ) -> Result<(), LibraryError> {
+        let kernel = self.module().kernel(decl)?;
+        let (bias, flags) = match epilogue.bias {
+            Some(bias) => (buffer_arg(bias), flags | FLAG_BIAS),
+            None => (
+                LaunchArg::Buffer {
+                    address: 0,
+                    device: c.device(),
+                },
+                flags,
+            ),
+        };
+        let mut args = buffers.to_vec();
+        args.extend([
+            buffer_arg(c),
+            bias,
+            LaunchArg::value(&epilogue.alpha.to_le_bytes()),
+            LaunchArg::value(&epilogue.beta.to_le_bytes()),
+            LaunchArg::value(&launch.m.to_le_bytes()),
+            LaunchArg::value(&launch.n.to_le_bytes()),
+            LaunchArg::value(&launch.k.to_le_bytes()),
+            LaunchArg::value(&flags.to_le_bytes()),
+        ]);
+        // SAFETY: as the caller guarantees; the signature was checked when resolving the kernel
+        // and the arguments follow it; the bias is read only with FLAG_BIAS.
+        unsafe { stream.launch_untyped(kernel.kernel(), launch.config(lds), &args)? };
+        Ok(())
+    }
+
+    /// `C = alpha * A B + beta * C (+ bias)` with A `[m, k]` and B `[k, n]` of f16 or bf16 in
+    /// the given layouts, `C` row-major `[m, n]` of any [`GemmOutput`].
+    #[allow(
+        clippy::too_many_arguments,
+        reason = "a GEMM's operands, layouts and shape"
+    )]
+    pub fn gemm<T: GemmInput, O: GemmOutput>(
+        &self,
+        stream: &Stream,
+        (a, a_layout): (&DeviceBuffer<T>, Layout),
+        (b, b_layout): (&DeviceBuffer<T>, Layout),
+        c: &mut DeviceBuffer<O>,
+        shape: GemmShape,
+        epilogue: Epilogue<'_>,
+    ) -> Result<(), LibraryError> {
+        const OP: &str = "gemm";
+        self.matrix_gfx(OP)?;
+        check_holds(OP, "a", a, "m * k", elements_of(OP, shape.m, shape.k)?)?;
+        check_holds(OP, "b", b, "k * n", elements_of(OP, shape.k, shape.n)?)?;
+        let Some(launch) = self.gemm_launch(OP, shape, c, &epilogue)? else {
+            return Ok(());
+        };
+        let flags = match a_layout {
+            Layout::RowMajor => 0,
+            Layout::ColMajor => FLAG_A_COL_MAJOR,
+        } | match b_layout {
+            Layout::RowMajor => 0,
+            Layout::ColMajor => FLAG_B_COL_MAJOR,
+        };
+        let buffers = [buffer_arg(a), buffer_arg(b)];
+        // SAFETY: gemm_<t>_<o> reads A's m * k and B's k * n elements in the layouts the flags
+        // name, C's m * n (when beta != 0) and the bias's n (with FLAG_BIAS), and writes C's
+        // m * n; every buffer holds that (checked above) and starts 16-byte aligned.
+        unsafe {
+            self.launch_gemm(
+                stream,
+                T::kernel::<O>(),
+                HALF_LDS_BYTES,
+                &buffers,
+                c,
+                &epilogue,
+                launch,
+                flags,
+            )
+        }
+    }
+
+    /// The path [`Library::gemm_fp8`] takes for these formats on this library's gfx.
+    pub fn fp8_gemm_path(&self, a: Fp8Format, b: Fp8Format) -> Result<GemmPath, LibraryError> {
+        let native = match self.matrix_gfx("gemm_fp8")? {
+            MatrixGfx::Gfx90a => return Ok(GemmPath::Decoded),
+            MatrixGfx::Gfx942 => [Fp8Format::E4M3Fnuz, Fp8Format::E5M2Fnuz],
+            MatrixGfx::Gfx950 => [Fp8Format::E4M3Fn, Fp8Format::E5M2],
+        };
+        Ok(if a == b && native.contains(&a) {
+            GemmPath::Fp8Hardware
+        } else {
+            GemmPath::Decoded
+        })
+    }
+
+    /// `C = alpha * (scale_a A) (scale_b B) + beta * C (+ bias)` with A row-major `[m, k]` and
+    /// B column-major (`[n, k]`, K contiguous) FP8 codes, `C` row-major `[m, n]`. The path is
+    /// [`Library::fp8_gemm_path`]'s.
+    pub fn gemm_fp8<O: GemmOutput>(
+        &self,
+        stream: &Stream,
+        a: Fp8Matrix<'_>,
+        b: Fp8Matrix<'_>,
+        c: &mut DeviceBuffer<O>,
+        shape: GemmShape,
+        epilogue: Epilogue<'_>,
+    ) -> Result<(), LibraryError> {
+        const OP: &str = "gemm_fp8";
+        let gfx = self.matrix_gfx(OP)?;
+        let path = self.fp8_gemm_path(a.format, b.format)?;
+        check_holds(
+            OP,
+            "a",
+            a.codes,
+            "m * k",
+            elements_of(OP, shape.m, shape.k)?,
+        )?;
+        check_holds(
+            OP,
+            "b",
+            b.codes,
+            "k * n",
+            elements_of(OP, shape.k, shape.n)?,
+        )?;
+        let Some(launch) = self.gemm_launch(OP, shape, c, &epilogue)? else {
+            return Ok(());
+        };
+        let epilogue = Epilogue {
+            alpha: epilogue.alpha * a.scale * b.scale,
+            ..epilogue
+        };
+        let e5m2 = usize::from(matches!(a.format, Fp8Format::E5M2 | Fp8Format::E5M2Fnuz));
+        // SAFETY (both launches): the kernel reads A's m * k and B's n * k codes (row-major,
+        // K contiguous), C and the bias as in `gemm`, and writes C's m * n; every buffer holds
+        // that (checked above). The decoding kernel reads no scale codes without the SCALED
+        // flags.
+        unsafe {
+            if path == GemmPath::Fp8Hardware {
+                let decl = match gfx {
+                    MatrixGfx::Gfx950 => O::FP8_OCP[e5m2],
+                    _ => O::FP8_FNUZ[e5m2],
+                };
+                let buffers = [buffer_arg(a.codes), buffer_arg(b.codes)];
+                self.launch_gemm(
+                    stream,
+                    decl,
+                    FP8_LDS_BYTES,
+                    &buffers,
+                    c,
+                    &epilogue,
+                    launch,
+                    0,
+                )
+            } else {
+                let flags = format_flags(fp8_format_code(a.format), fp8_format_code(b.format));
+                let null = LaunchArg::Buffer {
+                    address: 0,
+                    device: a.codes.device(),
+                };
+                let buffers = [buffer_arg(a.codes), null, buffer_arg(b.codes), null];
+                self.launch_gemm(
+                    stream,
+                    O::DECODED,
+                    DECODED_LDS_BYTES,
+                    &buffers,
+                    c,
+                    &epilogue,
+                    launch,
+                    flags,
+                )
+            }
+        }
+    }
+
+    /// The path [`Library::gemm_mx`] takes for these formats on this library's gfx.
+    pub fn mx_gemm_path<FA: MxGemmFormat, FB: MxGemmFormat>(
+        &self,
+    ) -> Result<GemmPath, LibraryError> {
+        let gfx = self.matrix_gfx("gemm_mx")?;
+        Ok(if gfx == MatrixGfx::Gfx950 && FA::INDEX == FB::INDEX {
+            GemmPath::MxHardware
+        } else {
+            GemmPath::Decoded
+        })
+    }
+
+    /// `C = alpha * A B + beta * C (+ bias)` with A an `[m, k]` and B an `[n, k]` (B
+    /// transposed: column-major `[k, n]`) block-scaled tensor, `C` row-major `[m, n]`. The path
+    /// is [`Library::mx_gemm_path`]'s.
+    pub fn gemm_mx<FA: MxGemmFormat, FB: MxGemmFormat, O: GemmOutput>(
+        &self,
+        stream: &Stream,
+        a: &DeviceQuantizedTensor<FA>,
+        b: &DeviceQuantizedTensor<FB>,
+        c: &mut DeviceBuffer<O>,
+        epilogue: Epilogue<'_>,
+    ) -> Result<(), LibraryError> {
+        let hardware = self.mx_gemm_path::<FA, FB>()? == GemmPath::MxHardware;
+        self.gemm_coded(stream, a, b, c, epilogue, hardware)
+    }
+
+    /// [`Library::gemm_mx`] on the portable path ([`GemmPath::Decoded`]) whatever the gfx: the
+    /// same products through software decoding and the bf16 MFMA.
+    pub fn gemm_mx_decoded<FA: MxGemmFormat, FB: MxGemmFormat, O: GemmOutput>(
+        &self,
+        stream: &Stream,
+        a: &DeviceQuantizedTensor<FA>,
+        b: &DeviceQuantizedTensor<FB>,
+        c: &mut DeviceBuffer<O>,
+        epilogue: Epilogue<'_>,
+    ) -> Result<(), LibraryError> {
+        self.matrix_gfx("gemm_mx")?;
+        self.gemm_coded(stream, a, b, c, epilogue, false)
+    }
+
+    /// The MX GEMM on the hardware (`hardware`) or the decoding path.
+    fn gemm_coded<FA: MxGemmFormat, FB: MxGemmFormat, O: GemmOutput>(
+        &self,
+        stream: &Stream,
+        a: &DeviceQuantizedTensor<FA>,
+        b: &DeviceQuantizedTensor<FB>,
+        c: &mut DeviceBuffer<O>,
+        epilogue: Epilogue<'_>,
+        hardware: bool,
+    ) -> Result<(), LibraryError> {
+        const OP: &str = "gemm_mx";
+        if a.cols() != b.cols() {
+            return Err(LibraryError::BadShape {
+                operation: OP,
+                detail: format!(
+                    "A is [{}, {}] and B is [{}, {}]: both must have k columns (B is given as [n, k])",
+                    a.rows(),
+                    a.cols(),
+                    b.rows(),
+                    b.cols()
+                ),
+            });
+        }
+        let shape = GemmShape {
+            m: a.rows(),
+            n: b.rows(),
+            k: a.cols(),
+        };
+        let Some(launch) = self.gemm_launch(OP, shape, c, &epilogue)? else {
+            return Ok(());
+        };
+        let buffers = [
+            buffer_arg(a.elements()),
+            buffer_arg(a.scales()),
+            buffer_arg(b.elements()),
+            buffer_arg(b.scales()),
+        ];
+        // SAFETY (both launches): the kernel reads A's m x k and B's n x k codes with their
+        // scale codes (the tensors' constructors checked their buffers hold them; k is a
+        // multiple of 32), C and the bias as in `gemm`, and writes C's m * n.
+        unsafe {
+            if hardware {
+                let decl = O::MX[FA::INDEX];
+                let lds = mx_lds_bytes(FA::BITS);
+                self.launch_gemm(stream, decl, lds, &buffers, c, &epilogue, launch, 0)
+            } else {
+                let flags = format_flags(FA::FORMAT, FB::FORMAT) | FLAG_A_SCALED | FLAG_B_SCALED;
+                self.launch_gemm(
+                    stream,
+                    O::DECODED,
+                    DECODED_LDS_BYTES,
+                    &buffers,
+                    c,
+                    &epilogue,
+                    launch,
+                    flags,
+                )
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn mx_formats_index_their_kernels_and_decoders() {
+        use sealed::{GemmOutputDecls, MxGemmCodes};
+        assert_eq!(
+            <f32 as GemmOutputDecls>::MX[MxFp4::INDEX].name,
+            "gemm_mxfp4_f32"
+        );
+        assert_eq!(
+            <bf16 as GemmOutputDecls>::MX[MxFp6E3M2::INDEX].name,
+            "gemm_mxfp6_e3m2_bf16"
+        );
+        assert_eq!(
+            <f16 as GemmOutputDecls>::MX[MxFp8E5M2::INDEX].name,
+            "gemm_mxfp8_e5m2_f16"
+        );
+        assert_eq!(
+            <f32 as GemmOutputDecls>::FP8_FNUZ[1].name,
+            "gemm_fp8_e5m2fnuz_f32"
+        );
+        assert_eq!(
+            <f16 as GemmOutputDecls>::FP8_OCP[0].name,
+            "gemm_fp8_e4m3fn_f16"
+        );
+        assert_eq!(MxFp6E2M3::BITS, 6);
+        assert_eq!(MxFp4::FORMAT, FORMAT_E2M1);
+    }
+
+    #[test]
+    fn the_default_epilogue_is_a_plain_product() {
+        let e = Epilogue::default();
+        assert_eq!((e.alpha, e.beta, e.bias.is_none()), (1.0, 0.0, true));
+    }
+}

@@ -1,0 +1,894 @@
+//! The matrix-core GEMMs (`Library::gemm`, `gemm_fp8`, `gemm_mx`, `gemm_mx_decoded`) on the
+//! emulator for every emulated CDNA gfx, against the oracle's f64 products of the exact input
+//! values: f16 and bf16 inputs in all four layout pairs to f32, bf16 and f16 outputs; FP8 in
+//! every encoding (the gfx's own through its FP8 MFMA, the others and mixed pairs decoded); the
+//! MX formats on gfx950's scaled MFMA and on the decoding path everywhere. Shapes cover one
+//! element, tails in every dimension, and several workgroup tiles (128) in M and N and several
+//! K tiles; epilogues cover alpha, beta (with `C` read) and the bias, and outputs start poisoned
+//! with a guard zone after them.
+
+mod common;
+
+use common::{GUARD, LibraryDevice, TestFloat, library_devices, poisoned_floats, rng, upload};
+use iron::DeviceBuffer;
+use iron::library::quant::host::QuantizedTensor;
+use iron::library::quant::{MxFp4, MxFp6E2M3, MxFp6E3M2, MxFp8E4M3, MxFp8E5M2};
+use iron::library::{
+    DeviceQuantizedTensor, Epilogue, Fp8Format, Fp8Matrix, GemmInput, GemmOutput, GemmPath,
+    GemmShape, Layout, LibraryError, MxGemmFormat, bf16, f16,
+};
+use iron_tests::oracle::dequant::{BlockFormat, block_values};
+use iron_tests::oracle::gemm::{Problem, from_col_major, gemm as reference};
+use iron_tests::oracle::{Expected, Format, Overflow};
+use rand::Rng;
+use rand::rngs::StdRng;
+
+/// `(m, n, k)`: one element; tails smaller than an MFMA tile; exactly one workgroup tile; tails
+/// of a workgroup tile; two and three workgroup tiles in M and N with K tiles of every kind.
+const SHAPES: [(usize, usize, usize); 6] = [
+    (1, 1, 1),
+    (17, 33, 65),
+    (64, 64, 64),
+    (100, 70, 96),
+    (257, 130, 40),
+    (130, 260, 33),
+];
+
+/// `(m, n, k)` of the MX tests: `k` a multiple of 32, with one, two and three 128-wide K tiles
+/// and partial ones.
+const MX_SHAPES: [(usize, usize, usize); 5] = [
+    (1, 1, 32),
+    (17, 33, 64),
+    (64, 64, 128),
+    (100, 70, 96),
+    (257, 130, 288),
+];
+
+/// The gfx with matrix cores.
+const CDNA: [&str; 3] = ["gfx90a", "gfx942", "gfx950"];
+
+/// The library on every emulated CDNA gfx of the build.
+fn cdna_devices() -> Vec<LibraryDevice> {
+    let devices: Vec<_> = library_devices()
+        .into_iter()
+        .filter(|d| CDNA.contains(&d.gfx.as_str()))
+        .collect();
+    assert!(!devices.is_empty(), "the build holds no CDNA gfx");
+    devices
+}
+
+/// The epilogue variants, by index: `(alpha, beta, with bias)`.
+const EPILOGUES: [(f32, f32, bool); 4] = [
+    (1.0, 0.0, false),
+    (0.5, -1.5, true),
+    (-2.0, 0.0, true),
+    (1.25, 1.0, false),
+];
+
+/// An epilogue's exact values and bias buffer: the old `C` (whose buffer [`Scene::new`] returns
+/// beside it, poisoned when `beta == 0`) and the bias.
+struct Scene {
+    c_values: Vec<f64>,
+    bias: Option<DeviceBuffer<f32>>,
+    bias_values: Option<Vec<f64>>,
+    alpha: f32,
+    beta: f32,
+}
+
+impl Scene {
+    /// Variant `variant` of [`EPILOGUES`] for an `m x n` output, and the output buffer.
+    fn new<O: TestFloat>(
+        d: &LibraryDevice,
+        rng: &mut StdRng,
+        (m, n): (usize, usize),
+        variant: usize,
+    ) -> (DeviceBuffer<O>, Scene) {
+        let (alpha, beta, with_bias) = EPILOGUES[variant % EPILOGUES.len()];
+        let (c, c_values) = if beta == 0.0 {
+            (poisoned_floats::<O>(&d.device, m * n), vec![0.0; m * n])
+        } else {
+            let mut old: Vec<O> = (0..m * n)
+                .map(|_| O::from_f32(rng.random_range(-4.0..4.0)))
+                .collect();
+            let values = old.iter().map(|v| v.value()).collect();
+            old.extend(std::iter::repeat_n(O::from_bits(O::POISON), GUARD));
+            (upload(&d.device, &old), values)
+        };
+        let bias: Option<Vec<f32>> =
+            with_bias.then(|| (0..n).map(|_| rng.random_range(-8.0..8.0)).collect());
+        let scene = Scene {
+            c_values,
+            bias_values: bias
+                .as_ref()
+                .map(|b| b.iter().map(|&x| f64::from(x)).collect()),
+            bias: bias.map(|b| DeviceBuffer::from_slice(&d.device, &b).unwrap()),
+            alpha,
+            beta,
+        };
+        (c, scene)
+    }
+
+    /// The epilogue the library takes.
+    fn epilogue(&self) -> Epilogue<'_> {
+        Epilogue {
+            alpha: self.alpha,
+            beta: self.beta,
+            bias: self.bias.as_ref(),
+        }
+    }
+
+    /// Checks `c` against the oracle for logical row-major `a` (`[m, k]`) and `b` (`[k, n]`),
+    /// with `alpha` the f32 the kernel multiplies by, and that the guard after it is untouched.
+    fn check<O: TestFloat>(
+        &self,
+        context: &str,
+        c: &DeviceBuffer<O>,
+        (a, b): (&[f64], &[f64]),
+        alpha: f32,
+        shape: (usize, usize, usize),
+    ) {
+        let (m, n, _) = shape;
+        let problem = Problem {
+            a,
+            b,
+            c: &self.c_values,
+            bias: self.bias_values.as_deref(),
+            alpha: f64::from(alpha),
+            beta: f64::from(self.beta),
+            shape,
+        };
+        let want = reference(&problem, O::FORMAT);
+        let got = c.to_vec().unwrap();
+        check_outputs(context, &got[..m * n], &want);
+        if let Some(i) = got[m * n..].iter().position(|v| v.bits() != O::POISON) {
+            panic!("{context}: guard element {i} past the end was overwritten");
+        }
+    }
+}
+
+/// Compares outputs with the oracle's expectations.
+fn check_outputs<O: TestFloat>(context: &str, got: &[O], want: &[Expected]) {
+    assert_eq!(got.len(), want.len());
+    for (i, (g, e)) in got.iter().zip(want).enumerate() {
+        assert_ne!(
+            g.bits(),
+            O::POISON,
+            "{context}: element {i} was not written"
+        );
+        assert!(
+            e.accepts(g.value()),
+            "{context}: C[{i}] = {:e}, want {e:?}",
+            g.value()
+        );
+    }
+}
+
+/// The value the MFMAs of `gfx` read for a 16-bit input `v`: gfx90a's f16 and bf16 MFMAs
+/// flush subnormal inputs to zero (AMD's "MI200 MFMA behavior specifics"), the others keep them.
+fn mfma_input<T: TestFloat>(gfx: &str, v: T) -> f64 {
+    let (value, format) = (v.value(), T::FORMAT);
+    let min_normal = format.min_subnormal() * f64::from(1u32 << format.mantissa_bits());
+    if gfx == "gfx90a" && value.abs() < min_normal {
+        0.0
+    } else {
+        value
+    }
+}
+
+/// A random `rows x cols` operand of `T` stored in `layout` (uniform in `[-2, 2]`, with a
+/// subnormal of `T` at every 97th element), and its values row-major as `gfx`'s MFMAs read them.
+fn operand<T: TestFloat>(
+    gfx: &str,
+    rng: &mut StdRng,
+    (rows, cols): (usize, usize),
+    layout: Layout,
+) -> (Vec<T>, Vec<f64>) {
+    let tiny = T::FORMAT.min_subnormal() as f32;
+    let stored: Vec<T> = (0..rows * cols)
+        .map(|i| {
+            T::from_f32(if i % 97 == 50 {
+                tiny * rng.random_range(1..=5) as f32
+            } else {
+                rng.random_range(-2.0..2.0)
+            })
+        })
+        .collect();
+    let values: Vec<f64> = stored.iter().map(|&v| mfma_input(gfx, v)).collect();
+    let logical = match layout {
+        Layout::RowMajor => values,
+        Layout::ColMajor => from_col_major(&values, rows, cols),
+    };
+    (stored, logical)
+}
+
+/// `gemm::<T, O>` over every shape and layout pair.
+fn half_gemm<T: TestFloat + GemmInput, O: TestFloat + GemmOutput>(d: &LibraryDevice, seed: u64) {
+    let mut rng = rng(seed);
+    let layouts = [Layout::RowMajor, Layout::ColMajor];
+    let pairs = layouts
+        .iter()
+        .flat_map(|&a| layouts.iter().map(move |&b| (a, b)));
+    for (s, &(m, n, k)) in SHAPES.iter().enumerate() {
+        for (l, (a_layout, b_layout)) in pairs.clone().enumerate() {
+            let (a, av) = operand::<T>(&d.gfx, &mut rng, (m, k), a_layout);
+            let (b, bv) = operand::<T>(&d.gfx, &mut rng, (k, n), b_layout);
+            let (mut c, scene) = Scene::new::<O>(d, &mut rng, (m, n), s + l);
+            let (a, b) = (upload(&d.device, &a), upload(&d.device, &b));
+            d.library
+                .gemm(
+                    &d.device.default_stream(),
+                    (&a, a_layout),
+                    (&b, b_layout),
+                    &mut c,
+                    GemmShape { m, n, k },
+                    scene.epilogue(),
+                )
+                .unwrap();
+            let context = format!(
+                "{} gemm {:?} -> {:?} {m}x{n}x{k}, A {a_layout:?}, B {b_layout:?}, epilogue {}",
+                d.gfx,
+                T::FORMAT,
+                O::FORMAT,
+                (s + l) % EPILOGUES.len()
+            );
+            scene.check(&context, &c, (&av, &bv), scene.alpha, (m, n, k));
+        }
+    }
+}
+
+#[test]
+#[ignore = "needs the device build: run `cargo xtask test`"]
+fn f16_and_bf16_inputs_in_every_layout_to_every_output() {
+    for d in cdna_devices() {
+        half_gemm::<f16, f32>(&d, 1);
+        half_gemm::<f16, f16>(&d, 2);
+        half_gemm::<f16, bf16>(&d, 3);
+        half_gemm::<bf16, f32>(&d, 4);
+        half_gemm::<bf16, bf16>(&d, 5);
+        half_gemm::<bf16, f16>(&d, 6);
+    }
+}
+
+/// The oracle's format of an FP8 encoding.
+fn oracle_format(format: Fp8Format) -> Format {
+    match format {
+        Fp8Format::E4M3Fn => Format::E4m3fn,
+        Fp8Format::E5M2 => Format::E5m2,
+        Fp8Format::E4M3Fnuz => Format::E4m3fnuz,
+        Fp8Format::E5M2Fnuz => Format::E5m2fnuz,
+    }
+}
+
+/// `count` random FP8 codes of `format` (values uniform in `[-3, 3]`, rounded, so small ones
+/// are subnormal), and their values.
+fn fp8_codes(rng: &mut StdRng, format: Fp8Format, count: usize) -> (Vec<u8>, Vec<f64>) {
+    let oracle = oracle_format(format);
+    let codes: Vec<u8> = (0..count)
+        .map(|_| oracle.encode(rng.random_range(-3.0..3.0), Overflow::Saturate) as u8)
+        .collect();
+    let values = codes.iter().map(|&c| oracle.decode(u32::from(c))).collect();
+    (codes, values)
+}
+
+/// The path `gemm_fp8` must take on `gfx` for formats `a` and `b`.
+fn expected_fp8_path(gfx: &str, a: Fp8Format, b: Fp8Format) -> GemmPath {
+    let native = match gfx {
+        "gfx942" => [Fp8Format::E4M3Fnuz, Fp8Format::E5M2Fnuz],
+        "gfx950" => [Fp8Format::E4M3Fn, Fp8Format::E5M2],
+        _ => return GemmPath::Decoded,
+    };
+    if a == b && native.contains(&a) {
+        GemmPath::Fp8Hardware
+    } else {
+        GemmPath::Decoded
+    }
+}
+
+/// `gemm_fp8::<O>` with A in `fa` and B in `fb` over every shape.
+fn fp8_gemm<O: TestFloat + GemmOutput>(
+    d: &LibraryDevice,
+    seed: u64,
+    (fa, fb): (Fp8Format, Fp8Format),
+) {
+    let mut rng = rng(seed);
+    assert_eq!(
+        d.library.fp8_gemm_path(fa, fb).unwrap(),
+        expected_fp8_path(&d.gfx, fa, fb),
+        "{}: the path of {fa:?} x {fb:?}",
+        d.gfx
+    );
+    for (s, &(m, n, k)) in SHAPES.iter().enumerate() {
+        let (a, av) = fp8_codes(&mut rng, fa, m * k);
+        let (bt, btv) = fp8_codes(&mut rng, fb, n * k);
+        let bv = from_col_major(&btv, k, n);
+        let (scale_a, scale_b) = (0.5f32, 3.0f32 + s as f32);
+        let (mut c, scene) = Scene::new::<O>(d, &mut rng, (m, n), s);
+        let (a, bt) = (
+            DeviceBuffer::from_slice(&d.device, &a).unwrap(),
+            DeviceBuffer::from_slice(&d.device, &bt).unwrap(),
+        );
+        d.library
+            .gemm_fp8(
+                &d.device.default_stream(),
+                Fp8Matrix {
+                    codes: &a,
+                    format: fa,
+                    scale: scale_a,
+                },
+                Fp8Matrix {
+                    codes: &bt,
+                    format: fb,
+                    scale: scale_b,
+                },
+                &mut c,
+                GemmShape { m, n, k },
+                scene.epilogue(),
+            )
+            .unwrap();
+        let context = format!(
+            "{} gemm_fp8 {fa:?} x {fb:?} -> {:?} {m}x{n}x{k}, epilogue {}",
+            d.gfx,
+            O::FORMAT,
+            s % EPILOGUES.len()
+        );
+        let alpha = scene.alpha * scale_a * scale_b;
+        scene.check(&context, &c, (&av, &bv), alpha, (m, n, k));
+    }
+}
+
+#[test]
+#[ignore = "needs the device build: run `cargo xtask test`"]
+fn fp8_inputs_on_the_fp8_mfma_or_decoded() {
+    use Fp8Format::{E4M3Fn, E4M3Fnuz, E5M2, E5M2Fnuz};
+    for d in cdna_devices() {
+        fp8_gemm::<f32>(&d, 11, (E4M3Fnuz, E4M3Fnuz));
+        fp8_gemm::<bf16>(&d, 12, (E5M2Fnuz, E5M2Fnuz));
+        fp8_gemm::<f32>(&d, 13, (E4M3Fn, E4M3Fn));
+        fp8_gemm::<f16>(&d, 14, (E5M2, E5M2));
+        fp8_gemm::<f32>(&d, 15, (E4M3Fn, E5M2));
+        fp8_gemm::<bf16>(&d, 16, (E5M2Fnuz, E4M3Fn));
+    }
+}
+
+/// An MX format as the tests handle it: the oracle's decoder for it.
+trait MxCase: MxGemmFormat {
+    /// The oracle's block format.
+    const ORACLE: BlockFormat;
+}
+
+impl MxCase for MxFp8E4M3 {
+    const ORACLE: BlockFormat = BlockFormat::MxFp8E4M3;
+}
+impl MxCase for MxFp8E5M2 {
+    const ORACLE: BlockFormat = BlockFormat::MxFp8E5M2;
+}
+impl MxCase for MxFp6E2M3 {
+    const ORACLE: BlockFormat = BlockFormat::MxFp6E2M3;
+}
+impl MxCase for MxFp6E3M2 {
+    const ORACLE: BlockFormat = BlockFormat::MxFp6E3M2;
+}
+impl MxCase for MxFp4 {
+    const ORACLE: BlockFormat = BlockFormat::MxFp4;
+}
+
+/// A random `[rows, cols]` tensor quantized to `B` on the device (row `r` spans about
+/// `2^(r % 7 - 3)`, so blocks get different scales), and its exact values row-major, decoded by
+/// the oracle.
+fn mx_tensor<B: MxCase>(
+    d: &LibraryDevice,
+    rng: &mut StdRng,
+    (rows, cols): (usize, usize),
+) -> (DeviceQuantizedTensor<B>, Vec<f64>) {
+    let values: Vec<f32> = (0..rows * cols)
+        .map(|i| {
+            let magnitude = 2f32.powi((i / cols % 7) as i32 - 3);
+            rng.random_range(-magnitude..magnitude)
+        })
+        .collect();
+    let tensor = QuantizedTensor::<B>::quantize(&values, rows, cols).unwrap();
+    let exact = block_values(B::ORACLE, tensor.elements(), tensor.scales(), 1.0);
+    (
+        DeviceQuantizedTensor::upload(&d.device, &tensor).unwrap(),
+        exact,
+    )
+}
+
+/// `gemm_mx::<FA, FB, O>` (or `gemm_mx_decoded` when `decoded`) over every MX shape.
+fn mx_gemm<FA: MxCase, FB: MxCase, O: TestFloat + GemmOutput>(
+    d: &LibraryDevice,
+    seed: u64,
+    decoded: bool,
+) {
+    let mut rng = rng(seed);
+    let path = if decoded {
+        GemmPath::Decoded
+    } else {
+        d.library.mx_gemm_path::<FA, FB>().unwrap()
+    };
+    let hardware = d.gfx == "gfx950" && FA::ORACLE == FB::ORACLE;
+    if !decoded {
+        assert_eq!(
+            path == GemmPath::MxHardware,
+            hardware,
+            "{}: the MX path",
+            d.gfx
+        );
+    }
+    for (s, &(m, n, k)) in MX_SHAPES.iter().enumerate() {
+        let (a, av) = mx_tensor::<FA>(d, &mut rng, (m, k));
+        let (bt, btv) = mx_tensor::<FB>(d, &mut rng, (n, k));
+        let bv = from_col_major(&btv, k, n);
+        let (mut c, scene) = Scene::new::<O>(d, &mut rng, (m, n), s + 1);
+        let stream = d.device.default_stream();
+        if decoded {
+            d.library
+                .gemm_mx_decoded(&stream, &a, &bt, &mut c, scene.epilogue())
+                .unwrap();
+        } else {
+            d.library
+                .gemm_mx(&stream, &a, &bt, &mut c, scene.epilogue())
+                .unwrap();
+        }
+        let context = format!(
+            "{} gemm_mx ({path:?}) {:?} x {:?} -> {:?} {m}x{n}x{k}, epilogue {}",
+            d.gfx,
+            FA::ORACLE,
+            FB::ORACLE,
+            O::FORMAT,
+            (s + 1) % EPILOGUES.len()
+        );
+        scene.check(&context, &c, (&av, &bv), scene.alpha, (m, n, k));
+    }
+}
+
+#[test]
+#[ignore = "needs the device build: run `cargo xtask test`"]
+fn mx_formats_on_the_scaled_mfma_or_decoded() {
+    for d in cdna_devices() {
+        mx_gemm::<MxFp8E4M3, MxFp8E4M3, f32>(&d, 21, false);
+        mx_gemm::<MxFp8E5M2, MxFp8E5M2, bf16>(&d, 22, false);
+        mx_gemm::<MxFp6E2M3, MxFp6E2M3, f32>(&d, 23, false);
+        mx_gemm::<MxFp6E3M2, MxFp6E3M2, f16>(&d, 24, false);
+        mx_gemm::<MxFp4, MxFp4, f32>(&d, 25, false);
+        mx_gemm::<MxFp8E4M3, MxFp4, bf16>(&d, 26, false);
+    }
+}
+
+#[test]
+#[ignore = "needs the device build: run `cargo xtask test`"]
+fn mx_formats_decoded_in_software_everywhere() {
+    for d in cdna_devices() {
+        mx_gemm::<MxFp8E4M3, MxFp8E4M3, f32>(&d, 31, true);
+        mx_gemm::<MxFp6E3M2, MxFp6E3M2, bf16>(&d, 32, true);
+        mx_gemm::<MxFp4, MxFp4, f32>(&d, 33, true);
+        mx_gemm::<MxFp4, MxFp6E2M3, f16>(&d, 34, true);
+    }
+}
+
+#[test]
+#[ignore = "needs the device build: run `cargo xtask test`"]
+fn nan_inputs_poison_their_row_and_beta_zero_never_reads_c() {
+    let (m, n, k) = (40, 24, 50);
+    for d in cdna_devices() {
+        let mut rng = rng(41);
+        let (mut a, _) = operand::<bf16>(&d.gfx, &mut rng, (m, k), Layout::RowMajor);
+        let (b, _) = operand::<bf16>(&d.gfx, &mut rng, (k, n), Layout::RowMajor);
+        a[7 * k + 13] = bf16::NAN;
+        let (a, b) = (upload(&d.device, &a), upload(&d.device, &b));
+        // C holds NaN (the poison) everywhere: with beta = 0 it must not leak into the result.
+        let mut c = poisoned_floats::<f32>(&d.device, m * n);
+        let shape = GemmShape { m, n, k };
+        let stream = d.device.default_stream();
+        d.library
+            .gemm(
+                &stream,
+                (&a, Layout::RowMajor),
+                (&b, Layout::RowMajor),
+                &mut c,
+                shape,
+                Epilogue::default(),
+            )
+            .unwrap();
+        let got = c.to_vec().unwrap();
+        for (i, v) in got[..m * n].iter().enumerate() {
+            assert_eq!(v.is_nan(), i / n == 7, "{}: C[{i}] = {v}", d.gfx);
+        }
+    }
+}
+
+#[test]
+#[ignore = "needs the device build: run `cargo xtask test`"]
+fn a_nan_block_scale_poisons_its_row_on_both_mx_paths() {
+    let (m, n, k) = (20, 18, 96);
+    for d in cdna_devices() {
+        let mut rng = rng(44);
+        let values: Vec<f32> = (0..m * k).map(|_| rng.random_range(-1.0..1.0)).collect();
+        let (elements, mut scales) = QuantizedTensor::<MxFp8E4M3>::quantize(&values, m, k)
+            .unwrap()
+            .into_parts();
+        scales[5 * k / 32 + 1] = 0xFF;
+        let a = DeviceQuantizedTensor::<MxFp8E4M3>::from_parts(
+            m,
+            k,
+            DeviceBuffer::from_slice(&d.device, &elements).unwrap(),
+            DeviceBuffer::from_slice(&d.device, &scales).unwrap(),
+            1.0,
+        )
+        .unwrap();
+        let (b, _) = mx_tensor::<MxFp8E4M3>(&d, &mut rng, (n, k));
+        let stream = d.device.default_stream();
+        for decoded in [false, true] {
+            let mut c = poisoned_floats::<f32>(&d.device, m * n);
+            if decoded {
+                d.library
+                    .gemm_mx_decoded(&stream, &a, &b, &mut c, Epilogue::default())
+            } else {
+                d.library
+                    .gemm_mx(&stream, &a, &b, &mut c, Epilogue::default())
+            }
+            .unwrap();
+            let got = c.to_vec().unwrap();
+            for (i, v) in got[..m * n].iter().enumerate() {
+                assert_eq!(
+                    v.is_nan(),
+                    i / n == 5,
+                    "{} decoded {decoded}: C[{i}] = {v}",
+                    d.gfx
+                );
+            }
+        }
+    }
+}
+
+#[test]
+#[ignore = "needs the device build: run `cargo xtask test`"]
+fn empty_products_write_beta_c_plus_bias_and_empty_outputs_nothing() {
+    for d in cdna_devices() {
+        let mut rng = rng(42);
+        let stream = d.device.default_stream();
+        let (m, n) = (70, 33);
+        let a = upload(&d.device, &[f16::ONE; 1]);
+        let b = upload(&d.device, &[f16::ONE; 1]);
+        // k = 0: C = beta * C + bias.
+        let (mut c, scene) = Scene::new::<f32>(&d, &mut rng, (m, n), 1);
+        let shape = GemmShape { m, n, k: 0 };
+        d.library
+            .gemm(
+                &stream,
+                (&a, Layout::ColMajor),
+                (&b, Layout::RowMajor),
+                &mut c,
+                shape,
+                scene.epilogue(),
+            )
+            .unwrap();
+        scene.check(
+            &format!("{} k = 0", d.gfx),
+            &c,
+            (&[], &[]),
+            scene.alpha,
+            (m, n, 0),
+        );
+        // m = 0 or n = 0: nothing is launched or written.
+        for shape in [GemmShape { m: 0, n, k: 0 }, GemmShape { m, n: 0, k: 0 }] {
+            let mut c = poisoned_floats::<bf16>(&d.device, 0);
+            d.library
+                .gemm(
+                    &stream,
+                    (&a, Layout::RowMajor),
+                    (&b, Layout::RowMajor),
+                    &mut c,
+                    shape,
+                    Epilogue::default(),
+                )
+                .unwrap();
+            common::assert_floats_written(&c.to_vec().unwrap(), 0, &format!("{} {shape:?}", d.gfx));
+        }
+        d.clear_counters();
+    }
+}
+
+#[test]
+#[ignore = "needs the device build: run `cargo xtask test`"]
+fn shapes_that_do_not_fit_are_refused_before_anything_runs() {
+    let d = cdna_devices().remove(0);
+    let stream = d.device.default_stream();
+    let a = upload(&d.device, &[f16::ONE; 6]);
+    let mut c = poisoned_floats::<f32>(&d.device, 4);
+    let shape = GemmShape { m: 2, n: 2, k: 4 };
+    let err = d
+        .library
+        .gemm(
+            &stream,
+            (&a, Layout::RowMajor),
+            (&a, Layout::RowMajor),
+            &mut c,
+            shape,
+            Epilogue::default(),
+        )
+        .unwrap_err();
+    assert_eq!(err.to_string(), "gemm: a holds 6 elements, m * k = 8");
+    let bias = DeviceBuffer::from_slice(&d.device, &[0.0f32; 1]).unwrap();
+    let b = upload(&d.device, &[f16::ONE; 8]);
+    let epilogue = Epilogue {
+        bias: Some(&bias),
+        ..Epilogue::default()
+    };
+    let shape = GemmShape { m: 2, n: 2, k: 3 };
+    let err = d
+        .library
+        .gemm(
+            &stream,
+            (&a, Layout::RowMajor),
+            (&b, Layout::RowMajor),
+            &mut c,
+            shape,
+            epilogue,
+        )
+        .unwrap_err();
+    assert_eq!(err.to_string(), "gemm: bias holds 1 elements, n = 2");
+    let tall = GemmShape {
+        m: 128 * 65536,
+        n: 1,
+        k: 0,
+    };
+    let mut big = DeviceBuffer::<f32>::alloc(&d.device, tall.m).unwrap();
+    let err = d
+        .library
+        .gemm(
+            &stream,
+            (&a, Layout::RowMajor),
+            (&a, Layout::RowMajor),
+            &mut big,
+            tall,
+            Epilogue::default(),
+        )
+        .unwrap_err();
+    assert!(matches!(err, LibraryError::TooLarge { .. }), "{err}");
+    assert_eq!(
+        err.to_string(),
+        "gemm: ceil(m / 128) (row tiles) = 65536 exceeds the kernel's limit of 65535"
+    );
+    let mut rng = rng(43);
+    let (a, _) = mx_tensor::<MxFp4>(&d, &mut rng, (4, 64));
+    let (b, _) = mx_tensor::<MxFp4>(&d, &mut rng, (4, 32));
+    let err = d
+        .library
+        .gemm_mx(&stream, &a, &b, &mut c, Epilogue::default())
+        .unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "gemm_mx: A is [4, 64] and B is [4, 32]: both must have k columns (B is given as [n, k])"
+    );
+    assert!(d.emulator.take_counters().is_empty(), "nothing ran");
+}
+
+/// What the emulator counted of one dispatch.
+struct Counted {
+    /// Wave-instructions: all, VALU, MFMA, vector memory loads, LDS.
+    instructions: [u64; 5],
+    /// Global bytes read and written.
+    read: u64,
+    written: u64,
+    /// Vector global accesses by width (1, 2, 4, 8, 12, 16 bytes).
+    widths: [u64; 6],
+    /// LDS accesses and bank-conflict cycles.
+    lds: (u64, u64),
+    waves: u64,
+}
+
+/// The counters of the one dispatch since the last call, checking it ran `kernel`
+/// (instruction classes indexed in the emulator's order: VALU 3, MFMA 4, loads 5, LDS 8).
+fn dispatch(d: &LibraryDevice, kernel: &str) -> Counted {
+    let mut dispatches = d.emulator.take_counters();
+    assert_eq!(dispatches.len(), 1, "{}: one dispatch", d.gfx);
+    let (name, c) = dispatches.remove(0);
+    assert_eq!(name, kernel, "{}: the kernel", d.gfx);
+    let i = c.instructions;
+    Counted {
+        instructions: [c.total_instructions(), i[3], i[4], i[5], i[8]],
+        read: c.global_bytes_read,
+        written: c.global_bytes_written,
+        widths: c.global_access_widths,
+        lds: (c.lds_accesses, c.lds_bank_conflict_cycles),
+        waves: c.waves,
+    }
+}
+
+/// Checks one interior dispatch's traffic: global reads are the A and B tiles each workgroup
+/// stages (A once per column tile, B once per row tile, plus `extra` bytes) and the kernel
+/// arguments; writes are `C` once; the MFMAs are those of the product's 16 x 16 x `k_step`
+/// tiles. Prints the counters for the record.
+fn check_traffic(
+    d: &LibraryDevice,
+    what: &str,
+    counted: &Counted,
+    (a_bytes, b_bytes, extra): (u64, u64, u64),
+    (m, n, k, k_step): (u64, u64, u64, u64),
+    c_bytes: u64,
+) {
+    let (row_tiles, col_tiles) = (m.div_ceil(128), n.div_ceil(128));
+    let staged = a_bytes * col_tiles + b_bytes * row_tiles + extra;
+    let kernarg = common::KERNARG_BYTES_PER_WAVE * counted.waves;
+    assert!(
+        counted.read >= staged && counted.read <= staged + kernarg,
+        "{} {what}: read {} bytes, staging needs {staged}",
+        d.gfx,
+        counted.read
+    );
+    assert_eq!(
+        counted.written,
+        c_bytes * m * n,
+        "{} {what}: bytes written",
+        d.gfx
+    );
+    let [total, valu, mfma, loads, lds] = counted.instructions;
+    assert_eq!(
+        mfma,
+        (m / 16) * (n / 16) * (k / k_step),
+        "{} {what}: MFMAs",
+        d.gfx
+    );
+    println!(
+        "{} {what} {m}x{n}x{k}: {total} wave-instructions (VALU {valu}, MFMA {mfma}, loads {loads}, \
+         LDS {lds}), read {} B for {} B of operands, load widths 1/2/4/8/12/16 B {:?}, \
+         LDS {} accesses, {} bank-conflict cycles",
+        d.gfx,
+        counted.read,
+        a_bytes + b_bytes,
+        counted.widths,
+        counted.lds.0,
+        counted.lds.1,
+    );
+}
+
+#[test]
+#[ignore = "needs the device build: run `cargo xtask test`"]
+fn interior_tiles_stage_each_operand_tile_once_with_wide_loads() {
+    let (m, n, k) = (256usize, 256usize, 256usize);
+    for d in cdna_devices() {
+        let mut rng = rng(51);
+        let stream = d.device.default_stream();
+        let half_step = if d.gfx == "gfx950" { 32 } else { 16 };
+        let shape = (m as u64, n as u64, k as u64, half_step);
+        for (a_layout, b_layout) in [
+            (Layout::RowMajor, Layout::ColMajor),
+            (Layout::ColMajor, Layout::RowMajor),
+        ] {
+            let (a, _) = operand::<f16>(&d.gfx, &mut rng, (m, k), a_layout);
+            let (b, _) = operand::<f16>(&d.gfx, &mut rng, (k, n), b_layout);
+            let (a, b) = (upload(&d.device, &a), upload(&d.device, &b));
+            let mut c = poisoned_floats::<f32>(&d.device, m * n);
+            d.clear_counters();
+            d.library
+                .gemm(
+                    &stream,
+                    (&a, a_layout),
+                    (&b, b_layout),
+                    &mut c,
+                    GemmShape { m, n, k },
+                    Epilogue::default(),
+                )
+                .unwrap();
+            let counters = dispatch(&d, "gemm_f16_f32");
+            let operand_bytes = (m * k * 2) as u64;
+            let what = format!("gemm_f16_f32 A {a_layout:?} B {b_layout:?}");
+            check_traffic(
+                &d,
+                &what,
+                &counters,
+                (operand_bytes, operand_bytes, 0),
+                shape,
+                4,
+            );
+            assert_eq!(
+                counters.widths[5], counters.instructions[3],
+                "{}: every load is 16 bytes wide",
+                d.gfx
+            );
+        }
+        let format = match d.gfx.as_str() {
+            "gfx942" => Fp8Format::E4M3Fnuz,
+            _ => Fp8Format::E4M3Fn,
+        };
+        let (a, _) = fp8_codes(&mut rng, format, m * k);
+        let (bt, _) = fp8_codes(&mut rng, format, n * k);
+        let (a, bt) = (
+            DeviceBuffer::from_slice(&d.device, &a).unwrap(),
+            DeviceBuffer::from_slice(&d.device, &bt).unwrap(),
+        );
+        let mut c = poisoned_floats::<bf16>(&d.device, m * n);
+        d.clear_counters();
+        let fp8 = |codes| Fp8Matrix {
+            codes,
+            format,
+            scale: 1.0,
+        };
+        d.library
+            .gemm_fp8(
+                &stream,
+                fp8(&a),
+                fp8(&bt),
+                &mut c,
+                GemmShape { m, n, k },
+                Epilogue::default(),
+            )
+            .unwrap();
+        let (kernel, step) = match d.gfx.as_str() {
+            "gfx90a" => ("gemm_decoded_bf16", 16),
+            "gfx942" => ("gemm_fp8_e4m3fnuz_bf16", 32),
+            _ => ("gemm_fp8_e4m3fn_bf16", 32),
+        };
+        let counters = dispatch(&d, kernel);
+        let bytes = (m * k) as u64;
+        check_traffic(
+            &d,
+            kernel,
+            &counters,
+            (bytes, bytes, 0),
+            (m as u64, n as u64, k as u64, step),
+            2,
+        );
+        let (a, _) = mx_tensor::<MxFp4>(&d, &mut rng, (m, k));
+        let (bt, _) = mx_tensor::<MxFp4>(&d, &mut rng, (n, k));
+        let mut c = poisoned_floats::<f32>(&d.device, m * n);
+        d.clear_counters();
+        d.library
+            .gemm_mx(&stream, &a, &bt, &mut c, Epilogue::default())
+            .unwrap();
+        let (kernel, step) = match d.gfx.as_str() {
+            "gfx950" => ("gemm_mxfp4_f32", 128),
+            _ => ("gemm_decoded_f32", 16),
+        };
+        let counters = dispatch(&d, kernel);
+        // The decoding kernel reads each block's scale code once per 16-element unit: twice.
+        let reads_per_scale = if d.gfx == "gfx950" { 1 } else { 2 };
+        let operand = (m * k / 2 + reads_per_scale * m * k / 32) as u64;
+        check_traffic(
+            &d,
+            kernel,
+            &counters,
+            (operand, operand, 0),
+            (m as u64, n as u64, k as u64, step),
+            4,
+        );
+    }
+}
+
+#[test]
+#[ignore = "needs the device build: run `cargo xtask test`"]
+fn libraries_without_matrix_cores_refuse_the_gemms() {
+    for d in library_devices() {
+        if CDNA.contains(&d.gfx.as_str()) {
+            continue;
+        }
+        let a = upload(&d.device, &[bf16::ONE; 4]);
+        let mut c = poisoned_floats::<f32>(&d.device, 4);
+        let shape = GemmShape { m: 2, n: 2, k: 2 };
+        let stream = d.device.default_stream();
+        let err = d
+            .library
+            .gemm(
+                &stream,
+                (&a, Layout::RowMajor),
+                (&a, Layout::RowMajor),
+                &mut c,
+                shape,
+                Epilogue::default(),
+            )
+            .unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            format!(
+                "gemm: the GEMM kernels need CDNA matrix cores (gfx90a, gfx942, gfx950); this library is built for {}",
+                d.gfx
+            )
+        );
+        assert!(
+            d.library.mx_gemm_path::<MxFp4, MxFp4>().is_err(),
+            "{}",
+            d.gfx
+        );
+    }
+}
