@@ -11,18 +11,37 @@ use iron_tests::Artifacts;
 #[ignore = "needs the device build: run `cargo xtask test`"]
 fn every_code_object_targets_its_gfx_with_its_wave_size() {
     let artifacts = Artifacts::load();
-    assert!(artifacts.targets.len() >= 5, "the test build covers every gfx");
+    assert!(
+        artifacts.targets.len() >= 5,
+        "the test build covers every gfx"
+    );
     for t in &artifacts.targets {
         let bytes = std::fs::read(&t.code_object).unwrap();
         let co = CodeObject::parse(&bytes).unwrap();
         assert_eq!(co.target().processor, t.gfx, "{}: e_flags machine", t.gfx);
         assert_eq!(co.version().number(), 5, "{}: code object v5", t.gfx);
-        let expected_wave = if t.gfx.starts_with("gfx9") { 64 } else { t.wave };
+        let expected_wave = if t.gfx.starts_with("gfx9") {
+            64
+        } else {
+            t.wave
+        };
         assert_eq!(t.wave, expected_wave, "{}: CDNA is wave64", t.gfx);
         assert!(!co.kernels().is_empty(), "{}: no kernels", t.gfx);
         for k in co.kernels() {
-            assert_eq!(k.metadata().wavefront_size, t.wave, "{} {}", t.gfx, k.name());
-            assert_eq!(k.wave_size(), t.wave, "{} {}: descriptor wave32 bit", t.gfx, k.name());
+            assert_eq!(
+                k.metadata().wavefront_size,
+                t.wave,
+                "{} {}",
+                t.gfx,
+                k.name()
+            );
+            assert_eq!(
+                k.wave_size(),
+                t.wave,
+                "{} {}: descriptor wave32 bit",
+                t.gfx,
+                k.name()
+            );
         }
     }
 }
@@ -46,8 +65,20 @@ fn every_kernel_has_its_declared_bounds_and_no_scratch() {
             );
             if !row.allow_scratch {
                 assert_eq!(meta.private_segment_fixed_size, 0, "{} {}", t.gfx, row.name);
-                assert_eq!(meta.vgpr_spill_count.unwrap_or(0), 0, "{} {}", t.gfx, row.name);
-                assert_eq!(meta.sgpr_spill_count.unwrap_or(0), 0, "{} {}", t.gfx, row.name);
+                assert_eq!(
+                    meta.vgpr_spill_count.unwrap_or(0),
+                    0,
+                    "{} {}",
+                    t.gfx,
+                    row.name
+                );
+                assert_eq!(
+                    meta.sgpr_spill_count.unwrap_or(0),
+                    0,
+                    "{} {}",
+                    t.gfx,
+                    row.name
+                );
             }
         }
     }
@@ -70,7 +101,11 @@ fn host_declarations_match_the_code_objects() {
         let co = CodeObject::parse(&bytes).unwrap();
         for (name, bounds) in decls {
             let k = co.kernel(name).unwrap_or_else(|e| panic!("{}: {e}", t.gfx));
-            assert_eq!(k.metadata().max_flat_workgroup_size, bounds.max_threads, "{name}");
+            assert_eq!(
+                k.metadata().max_flat_workgroup_size,
+                bounds.max_threads,
+                "{name}"
+            );
         }
     }
 }
@@ -86,9 +121,17 @@ fn the_bundle_holds_every_gfx_and_selects_by_target() {
         let co = CodeObject::parse(&entry.data).unwrap();
         assert_eq!(co.target().processor, t.gfx);
         if t.wave == if t.gfx.starts_with("gfx9") { 64 } else { 32 } {
-            assert_eq!(entry.data, std::fs::read(&t.code_object).unwrap(), "{}", t.gfx);
+            assert_eq!(
+                entry.data,
+                std::fs::read(&t.code_object).unwrap(),
+                "{}",
+                t.gfx
+            );
         }
     }
-    let missing = bundle.select(&TargetId::new("gfx1030")).unwrap_err().to_string();
+    let missing = bundle
+        .select(&TargetId::new("gfx1030"))
+        .unwrap_err()
+        .to_string();
     assert!(missing.contains("gfx1030"), "{missing}");
 }

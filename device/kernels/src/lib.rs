@@ -31,9 +31,9 @@ mod gemm_tile;
 pub mod norm;
 pub mod qgemv;
 pub mod reduce;
+pub mod rope;
 #[cfg(target_arch = "amdgpu")]
 mod row;
-pub mod rope;
 pub mod row_reduce;
 pub mod softmax;
 pub mod transpose;
