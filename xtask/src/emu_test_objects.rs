@@ -1,7 +1,8 @@
 //! The emulator's test kernels, built from source for every CDNA target before the tests run:
 //! Rust kernels (`host/emu/tests/data/rust`), HIP C++ kernels compiled by clang-22
-//! (`host/emu/tests/data/src/hip_kernels.hip`) and an MFMA probe in LLVM IR
-//! (`host/emu/tests/data/src/mfma_scale.ll`).
+//! (`host/emu/tests/data/src/hip_kernels.hip`), an MFMA probe in LLVM IR
+//! (`host/emu/tests/data/src/mfma_scale.ll`) and the MFMA fragment probes of
+//! `iron_intrinsics::matrix` (`tests/matrix-probe`).
 
 use crate::build;
 use crate::device_build::DeviceCrate;
@@ -15,7 +16,7 @@ use std::process::Command;
 const EMULATED: [&str; 3] = ["gfx90a", "gfx942", "gfx950"];
 
 /// Builds every test kernel into `out` (`rust_kernels_<gfx>.elf`, `hip_kernels_<gfx>.co`,
-/// `mfma_scale_gfx950.co`).
+/// `mfma_scale_gfx950.co`, `matrix-probe/<gfx>/kernels.co`).
 pub fn build_all(root: &Path, out: &Path) -> Result<()> {
     let data = root.join("host/emu/tests/data");
     std::fs::create_dir_all(out)?;
@@ -24,11 +25,17 @@ pub fn build_all(root: &Path, out: &Path) -> Result<()> {
         package: "iron-emu-test-kernels".into(),
     };
     let rust_out = out.join("rust");
+    let emulated = parse_targets(&EMULATED.join(","), None)?;
+    build::build(root, &rust, &emulated, &rust_out, false)?;
+    let matrix_probe = DeviceCrate {
+        manifest: root.join("tests/matrix-probe/Cargo.toml"),
+        package: "matrix-probe".into(),
+    };
     build::build(
         root,
-        &rust,
-        &parse_targets(&EMULATED.join(","), None)?,
-        &rust_out,
+        &matrix_probe,
+        &emulated,
+        &out.join("matrix-probe"),
         false,
     )?;
     for gfx in EMULATED {
