@@ -7,9 +7,10 @@
 
 use crate::counters::Counters;
 use crate::error::EmuError;
-use crate::gfx9;
+use crate::machine::{self, Program};
 use crate::memory::DeviceMemory;
 use crate::target::Target;
+use crate::{gfx9, rdna};
 
 /// The fields of a kernel descriptor (`<kernel>.kd`, 64 bytes) that the hardware reads.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -115,8 +116,43 @@ pub struct TraceEvent<'a> {
     pub pc: u64,
     /// EXEC before the instruction.
     pub exec: u64,
-    /// The decoded instruction (print it with [`gfx9::disassemble`]).
-    pub instruction: &'a gfx9::Instruction,
+    /// The decoded instruction (print it with [`disassemble`]).
+    pub instruction: DecodedInstruction<'a>,
+}
+
+/// A decoded instruction of either family.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DecodedInstruction<'a> {
+    /// A GFX9 (CDNA) instruction.
+    Gfx9(&'a gfx9::Instruction),
+    /// An RDNA instruction.
+    Rdna(&'a rdna::Instruction),
+}
+
+impl<'a> From<&'a gfx9::Instruction> for DecodedInstruction<'a> {
+    fn from(i: &'a gfx9::Instruction) -> Self {
+        DecodedInstruction::Gfx9(i)
+    }
+}
+
+impl<'a> From<&'a rdna::Instruction> for DecodedInstruction<'a> {
+    fn from(i: &'a rdna::Instruction) -> Self {
+        DecodedInstruction::Rdna(i)
+    }
+}
+
+/// Formats an instruction of either family as LLVM's disassembler prints it for `target`.
+pub fn disassemble<'a>(target: Target, instruction: impl Into<DecodedInstruction<'a>>) -> String {
+    match instruction.into() {
+        DecodedInstruction::Gfx9(i) => gfx9::disasm::print(target, i),
+        DecodedInstruction::Rdna(i) => rdna::disassemble(target, i),
+    }
+}
+
+/// Code loaded for one family.
+enum LoadedCode {
+    Gfx9(Program<gfx9::exec::Gfx9>),
+    Rdna(Program<rdna::exec::Rdna>),
 }
 
 /// Default limit on wave-instructions per dispatch.
@@ -126,7 +162,7 @@ pub const DEFAULT_INSTRUCTION_BUDGET: u64 = 2_000_000_000;
 pub struct Gpu {
     target: Target,
     memory: DeviceMemory,
-    programs: Vec<gfx9::exec::Program>,
+    programs: Vec<LoadedCode>,
     budget: u64,
     next_dispatch_id: u64,
 }
@@ -161,8 +197,12 @@ impl Gpu {
     /// Loads executable code (a code object's `.text` bytes) at device address `load_address`.
     /// Instructions are decoded once, on first execution, and kept for later dispatches.
     pub fn load_code(&mut self, text: &[u8], load_address: u64) -> CodeId {
-        self.programs
-            .push(gfx9::exec::Program::new(self.target, text, load_address));
+        let target = self.target;
+        self.programs.push(if target.is_rdna() {
+            LoadedCode::Rdna(Program::new(target, text, load_address))
+        } else {
+            LoadedCode::Gfx9(Program::new(target, text, load_address))
+        });
         CodeId(self.programs.len() - 1)
     }
 
@@ -199,14 +239,10 @@ impl Gpu {
             })?;
         let id = self.next_dispatch_id;
         self.next_dispatch_id += 1;
-        gfx9::exec::run_dispatch(
-            self.target,
-            &mut self.memory,
-            program,
-            d,
-            id,
-            self.budget,
-            trace,
-        )
+        let (target, memory, budget) = (self.target, &mut self.memory, self.budget);
+        match program {
+            LoadedCode::Gfx9(p) => machine::run_dispatch(target, memory, p, d, id, budget, trace),
+            LoadedCode::Rdna(p) => machine::run_dispatch(target, memory, p, d, id, budget, trace),
+        }
     }
 }

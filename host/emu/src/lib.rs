@@ -6,20 +6,24 @@
 //! errors that name the kernel, workgroup, wave, PC and instruction.
 //!
 //! Decoding is table driven: the per-family opcode tables are generated from AMD's machine-readable
-//! ISA data (see `gen/`), and each family lives in its own module (`gfx9` today).
+//! ISA data (see `gen/`), and each family lives in its own module: `gfx9` (CDNA: gfx90a, gfx942,
+//! gfx950) and `rdna` (gfx1100, gfx1201).
 #![warn(missing_docs)]
 
 mod counters;
 mod dispatch;
 mod error;
 pub mod gfx9;
+mod machine;
 mod memory;
+pub mod rdna;
 mod target;
 
 pub use counters::{ACCESS_WIDTHS, Counters, InstructionClass};
 pub use dispatch::{
-    CodeId, DEFAULT_INSTRUCTION_BUDGET, Dispatch, Gpu, KernelDescriptor, TraceEvent,
+    CodeId, DEFAULT_INSTRUCTION_BUDGET, DecodedInstruction, Dispatch, Gpu, KernelDescriptor,
+    TraceEvent, disassemble,
 };
 pub use error::{EmuError, Fault};
 pub use memory::{DeviceMemory, MemoryError};
-pub use target::Target;
+pub use target::{Target, WaveSize};

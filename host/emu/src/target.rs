@@ -11,11 +11,21 @@ pub enum Target {
     Gfx942,
     /// CDNA4 (MI350): wave64, architected flat scratch, packed work-item ids.
     Gfx950,
+    /// RDNA3 (Radeon RX 7900): wave32 or wave64, architected flat scratch, packed work-item ids.
+    Gfx1100,
+    /// RDNA4 (Radeon RX 9070): wave32 or wave64, architected flat scratch and workgroup ids.
+    Gfx1201,
 }
 
 impl Target {
     /// Every target the emulator models.
-    pub const ALL: [Target; 3] = [Target::Gfx90a, Target::Gfx942, Target::Gfx950];
+    pub const ALL: [Target; 5] = [
+        Target::Gfx90a,
+        Target::Gfx942,
+        Target::Gfx950,
+        Target::Gfx1100,
+        Target::Gfx1201,
+    ];
 
     /// The target's name as LLVM spells it (`gfx950`).
     pub fn name(self) -> &'static str {
@@ -23,10 +33,13 @@ impl Target {
             Target::Gfx90a => "gfx90a",
             Target::Gfx942 => "gfx942",
             Target::Gfx950 => "gfx950",
+            Target::Gfx1100 => "gfx1100",
+            Target::Gfx1201 => "gfx1201",
         }
     }
 
-    /// Parses a target name (`gfx90a`, `gfx942`, `gfx950`); target features after `:` are ignored.
+    /// Parses a target name (`gfx90a`, `gfx942`, `gfx950`, `gfx1100`, `gfx1201`); target features
+    /// after `:` are ignored.
     pub fn from_name(name: &str) -> Option<Target> {
         let base = name.split(':').next().unwrap_or(name);
         Target::ALL.into_iter().find(|t| t.name() == base)
@@ -38,19 +51,26 @@ impl Target {
             0x3f => Some(Target::Gfx90a),
             0x4c => Some(Target::Gfx942),
             0x4f => Some(Target::Gfx950),
+            0x41 => Some(Target::Gfx1100),
+            0x4e => Some(Target::Gfx1201),
             _ => None,
         }
     }
 
-    /// Lanes per wave.
+    /// Lanes per wave: 64 on CDNA; on RDNA the default, 32 (a kernel may choose 64).
     pub fn wave_size(self) -> u32 {
-        64
+        if self.is_rdna() { 32 } else { 64 }
+    }
+
+    /// Whether the target is of the RDNA family (GFX11, GFX12).
+    pub fn is_rdna(self) -> bool {
+        matches!(self, Target::Gfx1100 | Target::Gfx1201)
     }
 
     /// Whether the hardware sets FLAT_SCRATCH itself ("architected flat scratch", gfx940 and later)
     /// instead of handing the kernel a Flat Scratch Init value.
     pub fn architected_flat_scratch(self) -> bool {
-        matches!(self, Target::Gfx942 | Target::Gfx950)
+        !matches!(self, Target::Gfx90a)
     }
 
     /// Whether the memory instructions' cache bits are named `sc0 sc1 nt` (gfx940 and later)
@@ -72,6 +92,25 @@ impl Target {
         match self {
             Target::Gfx950 => 160 * 1024,
             _ => 64 * 1024,
+        }
+    }
+}
+
+/// Lanes per wave. CDNA runs wave64; RDNA code is built for either, as its descriptor says.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum WaveSize {
+    /// 32 lanes; lane masks (EXEC, VCC, compare results) are one SGPR.
+    Wave32,
+    /// 64 lanes; lane masks are an SGPR pair.
+    Wave64,
+}
+
+impl WaveSize {
+    /// Number of lanes.
+    pub fn lanes(self) -> u32 {
+        match self {
+            WaveSize::Wave32 => 32,
+            WaveSize::Wave64 => 64,
         }
     }
 }

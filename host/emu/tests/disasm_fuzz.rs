@@ -24,7 +24,7 @@ fn random_words_disassemble_like_llvm() {
     std::fs::create_dir_all(&dir).unwrap();
     let mut mismatches = Vec::new();
     let mut compared = 0usize;
-    for target in Target::ALL {
+    for target in Target::ALL.into_iter().filter(|t| !t.is_rdna()) {
         let mut rng = StdRng::seed_from_u64(0x1badc0de ^ target as u64);
         let tables = OpcodeTables::for_target(target).unwrap();
         let mut slots = Vec::new();

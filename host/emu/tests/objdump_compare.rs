@@ -3,9 +3,8 @@
 
 mod common;
 
-use common::{all_code_objects, llvm_tool, objdump, read_code_object};
-use iron_emu::Target;
-use iron_emu::gfx9::{decode, disassemble};
+use common::{CodeObject, all_code_objects, llvm_tool, objdump_wave, read_code_object};
+use iron_emu::{KernelDescriptor, Target, WaveSize, gfx9, rdna};
 
 #[test]
 #[ignore = "needs the emulator's test kernels, built by `cargo xtask test`"]
@@ -34,7 +33,12 @@ fn kernels_disassemble_like_llvm_objdump() {
             .chunks_exact(4)
             .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
             .collect();
-        for line in objdump(path, target.name()) {
+        let wave = wave_size(&co);
+        for line in objdump_wave(
+            path,
+            target.name(),
+            target.is_rdna() && wave == WaveSize::Wave64,
+        ) {
             let Some(f) = co
                 .functions
                 .iter()
@@ -43,9 +47,8 @@ fn kernels_disassemble_like_llvm_objdump() {
                 continue;
             };
             let index = ((line.address - co.text_address) / 4) as usize;
-            let ours = match words.get(index..).map(|w| decode(target, w)) {
-                Some(Ok(i)) => disassemble(target, &i),
-                Some(Err(e)) => format!("<{e}>"),
+            let ours = match words.get(index..) {
+                Some(w) => disassemble(target, wave, w),
                 None => "<outside .text>".into(),
             };
             let ours = common::normalize(&ours);
@@ -62,7 +65,11 @@ fn kernels_disassemble_like_llvm_objdump() {
             }
         }
     }
-    for m in mismatches.iter().take(50) {
+    let show: usize = std::env::var("EMU_OBJDUMP_SHOW")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(50);
+    for m in mismatches.iter().take(show) {
         eprintln!("{m}");
     }
     eprintln!(
@@ -72,4 +79,33 @@ fn kernels_disassemble_like_llvm_objdump() {
     );
     assert!(compared > 0);
     assert!(mismatches.is_empty());
+}
+
+/// The wave size of a code object's kernels (RDNA code objects hold wave32 or wave64 kernels).
+fn wave_size(co: &CodeObject) -> WaveSize {
+    let wave32 = co
+        .descriptors
+        .iter()
+        .filter_map(|(_, d)| KernelDescriptor::from_bytes(d))
+        .all(|kd| kd.wave32());
+    if wave32 {
+        WaveSize::Wave32
+    } else {
+        WaveSize::Wave64
+    }
+}
+
+/// The emulator's text for the instruction at the start of `words`.
+fn disassemble(target: Target, wave: WaveSize, words: &[u32]) -> String {
+    if target.is_rdna() {
+        match rdna::decode(target, wave, words) {
+            Ok(i) => rdna::disassemble(target, &i),
+            Err(e) => format!("<{e}>"),
+        }
+    } else {
+        match gfx9::decode(target, words) {
+            Ok(i) => gfx9::disassemble(target, &i),
+            Err(e) => format!("<{e}>"),
+        }
+    }
 }

@@ -62,11 +62,11 @@ struct Decoder<'a> {
     sve_scratch: bool,
 }
 
-fn bits(w: u32, hi: u32, lo: u32) -> u32 {
+pub(crate) fn bits(w: u32, hi: u32, lo: u32) -> u32 {
     (w >> lo) & ((1u32 << (hi - lo + 1)) - 1)
 }
 
-fn bit(w: u32, b: u32) -> bool {
+pub(crate) fn bit(w: u32, b: u32) -> bool {
     (w >> b) & 1 == 1
 }
 
@@ -814,13 +814,13 @@ fn f8f6f4_dwords(fmt: u8) -> u8 {
     }
 }
 
-fn sign_extend(v: u32, width: u32) -> i32 {
+pub(crate) fn sign_extend(v: u32, width: u32) -> i32 {
     let shift = 32 - width;
     ((v << shift) as i32) >> shift
 }
 
 /// Value of inline integer constant `code` (128..=208) for an operand of shape `spec`.
-fn inline_int(code: u16, spec: OperandSpec) -> u64 {
+pub(crate) fn inline_int(code: u16, spec: OperandSpec) -> u64 {
     let v: i64 = if code <= 192 {
         i64::from(code) - 128
     } else {
@@ -834,7 +834,7 @@ fn inline_int(code: u16, spec: OperandSpec) -> u64 {
 }
 
 /// Value of inline float constant `code` (240..=248) for an operand of shape `spec`.
-fn inline_float(code: u16, spec: OperandSpec) -> u64 {
+pub(crate) fn inline_float(code: u16, spec: OperandSpec) -> u64 {
     const F32: [u32; 9] = [
         0x3f00_0000,
         0xbf00_0000,
@@ -875,7 +875,7 @@ fn inline_float(code: u16, spec: OperandSpec) -> u64 {
 }
 
 /// Value of a 32-bit literal for an operand of shape `spec`.
-fn literal_value(raw: u32, spec: OperandSpec) -> u64 {
+pub(crate) fn literal_value(raw: u32, spec: OperandSpec) -> u64 {
     if spec.bits == 64 {
         match spec.ty {
             NumType::Float => u64::from(raw) << 32,

@@ -5,11 +5,17 @@ use super::decode::is_tied_accumulator;
 use super::inst::{Dpp, Ext, Format, Instruction, Operand, OperandKind, Sdwa, Special};
 use super::opcodes::Op;
 use super::tables::{NumType, OperandSpec};
-use crate::Target;
+use crate::{DecodedInstruction, Target};
 use std::fmt::{self, Write};
 
-/// Formats `inst` as LLVM's disassembler prints it for `target`.
-pub fn disassemble(target: Target, inst: &Instruction) -> String {
+/// Formats an instruction as LLVM's disassembler prints it for `target`. Accepts the instructions
+/// of either family (trace events carry a [`DecodedInstruction`]); see [`crate::disassemble`].
+pub fn disassemble<'a>(target: Target, inst: impl Into<DecodedInstruction<'a>>) -> String {
+    crate::disassemble(target, inst)
+}
+
+/// Formats a GFX9 `inst` as LLVM's disassembler prints it for `target`.
+pub(crate) fn print(target: Target, inst: &Instruction) -> String {
     let mut s = String::with_capacity(48);
     let _ = Printer {
         target,
@@ -85,13 +91,13 @@ fn special_name(s: Special) -> String {
     }
 }
 
-fn hex(v: u64) -> String {
+pub(crate) fn hex(v: u64) -> String {
     format!("{v:#x}")
 }
 
 /// Prints a 32-bit immediate the way LLVM does: small integers in decimal, the float inline
 /// constants by name, anything else in hex.
-fn imm32(v: u32) -> String {
+pub(crate) fn imm32(v: u32) -> String {
     let s = v as i32;
     if (-16..=64).contains(&s) {
         return s.to_string();
@@ -147,12 +153,12 @@ fn imm64(v: u64, float: bool) -> String {
 
 /// How a constant operand is to be printed.
 #[derive(Clone, Copy)]
-struct ConstCtx {
-    spec: OperandSpec,
+pub(crate) struct ConstCtx {
+    pub(crate) spec: OperandSpec,
     /// The literal dword, if the constant was encoded as a literal.
-    literal: Option<u32>,
+    pub(crate) literal: Option<u32>,
     /// The operand is the K constant of v_madmk/v_madak/v_fmamk/v_fmaak (always printed in hex).
-    kimm: bool,
+    pub(crate) kimm: bool,
 }
 
 /// The K constant of v_madmk/v_madak/v_fmamk/v_fmaak as LLVM prints it: a value that is also an
@@ -187,7 +193,7 @@ fn looks_inline(text: &str) -> bool {
 }
 
 /// Prints a constant operand (inline or literal).
-fn constant(c: ConstCtx, value: u64) -> String {
+pub(crate) fn constant(c: ConstCtx, value: u64) -> String {
     let spec = c.spec;
     if c.kimm {
         return kimm(c.literal.unwrap_or(value as u32), spec.bits == 16);
@@ -251,7 +257,7 @@ fn imm16(v: u16, float: bool) -> String {
 }
 
 /// A 16-bit immediate field printed the way LLVM prints plain immediates: small values in decimal.
-fn imm_field(v: u16) -> String {
+pub(crate) fn imm_field(v: u16) -> String {
     if v <= 64 {
         v.to_string()
     } else {
@@ -928,7 +934,7 @@ impl Printer<'_> {
     }
 }
 
-fn bitlist(bits: u8, n: usize) -> String {
+pub(crate) fn bitlist(bits: u8, n: usize) -> String {
     let items: Vec<String> = (0..n).map(|k| (bits >> k & 1).to_string()).collect();
     format!("[{}]", items.join(","))
 }
@@ -1070,7 +1076,7 @@ fn gpr_idx_mode(imm: u16) -> String {
 
 /// `ds_swizzle_b32` offset: quad permute, bit-mask permute (with its SWAP/REVERSE/BROADCAST forms),
 /// rotate or FFT mode.
-fn swizzle(off: u16) -> String {
+pub(crate) fn swizzle(off: u16) -> String {
     if off & 0xff00 == 0x8000 {
         let l = |k: u16| off >> (2 * k) & 3;
         return format!("swizzle(QUAD_PERM,{},{},{},{})", l(0), l(1), l(2), l(3));

@@ -113,6 +113,7 @@ impl OpcodeTables {
             Target::Gfx90a => Some(&GFX90A),
             Target::Gfx942 => Some(&GFX942),
             Target::Gfx950 => Some(&GFX950),
+            Target::Gfx1100 | Target::Gfx1201 => None,
         }
     }
 }

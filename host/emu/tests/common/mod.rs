@@ -1,7 +1,10 @@
 //! Test support: LLVM tools of the pinned toolchain, and reading code objects with the `object` crate.
 #![allow(dead_code)]
 
+pub mod hip_kernels;
 pub mod random_instruction;
+pub mod rust_kernels;
+pub mod variant;
 
 use object::{Object, ObjectSection, ObjectSymbol};
 use std::path::{Path, PathBuf};
@@ -36,13 +39,19 @@ pub fn normalize(text: &str) -> String {
 
 /// Runs `llvm-objdump -d --mcpu=<gfx>` on `path`; returns every instruction line.
 pub fn objdump(path: &Path, gfx: &str) -> Vec<ObjdumpLine> {
+    objdump_wave(path, gfx, false)
+}
+
+/// Runs `llvm-objdump -d --mcpu=<gfx>` on `path`, for wave64 code with
+/// `--mattr=+wavefrontsize64`; returns every instruction line.
+pub fn objdump_wave(path: &Path, gfx: &str, wave64: bool) -> Vec<ObjdumpLine> {
     let tool = llvm_tool("llvm-objdump").expect("llvm-objdump from the toolchain's llvm-tools");
-    let out = Command::new(tool)
-        .arg("-d")
-        .arg(format!("--mcpu={gfx}"))
-        .arg(path)
-        .output()
-        .expect("run llvm-objdump");
+    let mut cmd = Command::new(tool);
+    cmd.arg("-d").arg(format!("--mcpu={gfx}"));
+    if wave64 {
+        cmd.arg("--mattr=+wavefrontsize64");
+    }
+    let out = cmd.arg(path).output().expect("run llvm-objdump");
     let text = String::from_utf8_lossy(&out.stdout);
     let mut lines = Vec::new();
     for line in text.lines() {
@@ -363,6 +372,12 @@ pub fn from_bytes<T: Copy + Default>(b: &[u8]) -> Vec<T> {
 /// returns the machine code of the kernel body (the inline asm, then `s_endpgm`). `None` if `llc` is
 /// not installed; panics if it rejects the assembly.
 pub fn assemble(gfx: &str, lines: &[&str]) -> Option<Vec<u8>> {
+    assemble_with(gfx, &[], lines)
+}
+
+/// [`assemble`] with target features (`-mattr`), e.g. `+wavefrontsize64` for wave64 code on a
+/// target whose default is wave32.
+pub fn assemble_with(gfx: &str, features: &[&str], lines: &[&str]) -> Option<Vec<u8>> {
     let llc = llvm_tool("llc")?;
     let dir =
         std::env::temp_dir().join(format!("iron-emu-asm-{}-{}", std::process::id(), unique()));
@@ -379,17 +394,16 @@ pub fn assemble(gfx: &str, lines: &[&str]) -> Option<Vec<u8>> {
     let ll = dir.join("k.ll");
     let obj = dir.join("k.o");
     std::fs::write(&ll, ir).ok()?;
-    let st = Command::new(llc)
-        .args([
-            "-mtriple=amdgcn-amd-amdhsa",
-            &format!("-mcpu={gfx}"),
-            "-filetype=obj",
-        ])
-        .arg(&ll)
-        .arg("-o")
-        .arg(&obj)
-        .status()
-        .ok()?;
+    let mut cmd = Command::new(llc);
+    cmd.args([
+        "-mtriple=amdgcn-amd-amdhsa",
+        &format!("-mcpu={gfx}"),
+        "-filetype=obj",
+    ]);
+    if !features.is_empty() {
+        cmd.arg(format!("-mattr={}", features.join(",")));
+    }
+    let st = cmd.arg(&ll).arg("-o").arg(&obj).status().ok()?;
     assert!(
         st.success(),
         "llc rejected the assembly for {gfx}: {lines:?}"
@@ -408,7 +422,7 @@ fn unique() -> u64 {
 }
 
 /// A hand-made kernel: assembled code and a descriptor asking for a kernarg pointer in s[0:1],
-/// the workgroup id x in s2 and work-item ids x/y/z.
+/// the workgroup ids x, y, z in s2-s4 (gfx1201: TTMP9 and TTMP7) and work-item ids x/y/z.
 pub struct AsmKernel {
     pub gpu: iron_emu::Gpu,
     pub code: iron_emu::CodeId,
@@ -419,7 +433,22 @@ pub struct AsmKernel {
 impl AsmKernel {
     /// Assembles `lines` for `gfx` (`None` if `llc` is unavailable).
     pub fn new(gfx: &str, lines: &[&str]) -> Option<AsmKernel> {
-        let text = assemble(gfx, lines)?;
+        AsmKernel::with_features(gfx, gfx.starts_with("gfx9"), &[], lines)
+    }
+
+    /// Assembles `lines` for `gfx` as wave64 or wave32 code (the descriptor says which), with
+    /// further target features.
+    pub fn with_features(
+        gfx: &str,
+        wave64: bool,
+        features: &[&str],
+        lines: &[&str],
+    ) -> Option<AsmKernel> {
+        let mut features = features.to_vec();
+        if wave64 && !gfx.starts_with("gfx9") {
+            features.push("+wavefrontsize64");
+        }
+        let text = assemble_with(gfx, &features, lines)?;
         let target = iron_emu::Target::from_name(gfx)?;
         let mut gpu = iron_emu::Gpu::new(target);
         let entry = gpu.memory_mut().alloc(text.len() as u64, 4096).ok()?;
@@ -429,8 +458,8 @@ impl AsmKernel {
             kernarg_size: 64,
             compute_pgm_rsrc1: 3 << 16 | 3 << 18 | 1 << 21 | 1 << 23,
             // user SGPRs: 2 (kernarg pointer); workgroup id x; work-item ids x, y, z.
-            compute_pgm_rsrc2: 2 << 1 | 1 << 7 | 2 << 11,
-            kernel_code_properties: 1 << 3,
+            compute_pgm_rsrc2: 2 << 1 | 1 << 7 | 1 << 8 | 1 << 9 | 2 << 11,
+            kernel_code_properties: 1 << 3 | u16::from(!wave64) << 10,
             ..Default::default()
         };
         Some(AsmKernel {

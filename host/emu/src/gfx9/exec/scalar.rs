@@ -86,7 +86,8 @@ fn sopp(ctx: &mut Ctx<'_>, w: &mut Wave, i: &Instruction) -> Result<Flow, Fault>
     Ok(flow)
 }
 
-fn sopk(w: &mut Wave, i: &Instruction) -> Result<Flow, Fault> {
+/// Executes a SOPK instruction (uncounted).
+pub(crate) fn sopk(w: &mut Wave, i: &Instruction) -> Result<Flow, Fault> {
     let imm = i.fields.imm as u32 as u16;
     let simm = i64::from(imm as i16);
     let d = &i.dst;
@@ -208,7 +209,8 @@ fn compare(op: Op, o: std::cmp::Ordering) -> bool {
     }
 }
 
-fn salu(w: &mut Wave, i: &Instruction) -> Result<Flow, Fault> {
+/// Executes a SOP1/SOP2/SOPC instruction (uncounted).
+pub(crate) fn salu(w: &mut Wave, i: &Instruction) -> Result<Flow, Fault> {
     let a = if i.src[0].is_some() {
         w.scalar(&i.src[0])?
     } else {
@@ -410,7 +412,7 @@ fn salu(w: &mut Wave, i: &Instruction) -> Result<Flow, Fault> {
                 S_XNOR_SAVEEXEC_B64 => !(a ^ exec),
                 S_ANDN1_SAVEEXEC_B64 | S_ANDN1_WREXEC_B64 => !a & exec,
                 _ => !a | exec,
-            };
+            } & w.lane_mask();
             if matches!(i.op, S_ANDN1_WREXEC_B64 | S_ANDN2_WREXEC_B64) {
                 w.set_exec(new);
                 w.write_scalar(d, new)?;

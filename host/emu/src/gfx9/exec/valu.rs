@@ -87,38 +87,55 @@ fn gather(
     let abs = mods_apply && i.mods.abs >> k & 1 == 1;
     let neg = mods_apply && i.mods.neg >> k & 1 == 1;
     let width = if i.op == Op::V_CNDMASK_B32 { 32 } else { bits };
-    if abs || neg {
-        let sign = match width {
-            16 => 1u64 << 15,
-            64 => 1u64 << 63,
-            _ => 1u64 << 31,
-        };
-        for v in out.iter_mut() {
-            if abs {
-                *v &= !sign;
-            }
-            if neg {
-                *v ^= sign;
-            }
-        }
-    }
+    sign_modifiers(out, width, abs, neg);
     if float && i.op != Op::V_CNDMASK_B32 {
-        let mode = if bits == 32 {
-            w.denorm32()
-        } else {
-            w.denorm16_64()
-        };
-        if mode == 0 || mode == 2 {
-            for v in out.iter_mut() {
-                *v = match bits {
-                    16 => u64::from(float::flush16(*v as u16)),
-                    64 => float::flush64(*v),
-                    _ => u64::from(float::flush32(*v as u32)),
-                };
-            }
-        }
+        flush_denormals(w, bits, true, out);
     }
     Ok(valid)
+}
+
+/// Applies the abs and neg source modifiers to the sign bit of `width`-bit values.
+pub(crate) fn sign_modifiers(v: &mut Lanes, width: u16, abs: bool, neg: bool) {
+    if !abs && !neg {
+        return;
+    }
+    let sign = match width {
+        16 => 1u64 << 15,
+        64 => 1u64 << 63,
+        _ => 1u64 << 31,
+    };
+    for x in v.iter_mut() {
+        if abs {
+            *x &= !sign;
+        }
+        if neg {
+            *x ^= sign;
+        }
+    }
+}
+
+/// Flushes denormal `bits`-wide floats to zero where MODE asks for it: for inputs (denorm mode 0
+/// or 2) or for outputs (mode 0 or 1).
+pub(crate) fn flush_denormals(w: &Wave, bits: u16, inputs: bool, v: &mut Lanes) {
+    let mode = if bits == 32 {
+        w.denorm32()
+    } else {
+        w.denorm16_64()
+    };
+    let flush = if inputs {
+        mode == 0 || mode == 2
+    } else {
+        mode == 0 || mode == 1
+    };
+    if flush {
+        for x in v.iter_mut() {
+            *x = match bits {
+                16 => u64::from(float::flush16(*x as u16)),
+                64 => float::flush64(*x),
+                _ => u64::from(float::flush32(*x as u32)),
+            };
+        }
+    }
 }
 
 /// Reads an operand's raw bits for all lanes (scalars and constants are broadcast).
@@ -245,20 +262,7 @@ fn write_vector(
         output_modifiers(w, spec.bits, i.mods.omod, i.mods.clamp, d);
     }
     if float {
-        let mode = if spec.bits == 32 {
-            w.denorm32()
-        } else {
-            w.denorm16_64()
-        };
-        if mode == 0 || mode == 1 {
-            for v in d.iter_mut() {
-                *v = match spec.bits {
-                    16 => u64::from(float::flush16(*v as u16)),
-                    64 => float::flush64(*v),
-                    _ => u64::from(float::flush32(*v as u32)),
-                };
-            }
-        }
+        flush_denormals(w, spec.bits, false, d);
     }
     let dst = i.dst;
     let dwords = dst.dwords.max(1);
@@ -337,7 +341,7 @@ fn sdwa_place(s: Sdwa, v: u32, old: u32) -> u32 {
 }
 
 /// omod (x2, x4, /2) then clamp to [0, 1].
-fn output_modifiers(w: &Wave, bits: u16, omod: u8, clamp: bool, d: &mut Lanes) {
+pub(crate) fn output_modifiers(w: &Wave, bits: u16, omod: u8, clamp: bool, d: &mut Lanes) {
     let dx10 = w.dx10_clamp();
     for v in d.iter_mut() {
         match bits {

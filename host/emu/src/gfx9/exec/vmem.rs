@@ -4,7 +4,7 @@
 use super::super::inst::{Format, Instruction, Operand, OperandKind};
 use super::super::opcodes::{OP_COUNT, Op};
 use super::valu::read_operand;
-use super::{Ctx, PRIVATE_APERTURE_HI, SHARED_APERTURE_HI, Wave, flat_scratch_of};
+use super::{Ctx, PRIVATE_APERTURE_HI, SHARED_APERTURE_HI, Wave};
 use crate::counters::InstructionClass;
 use crate::error::Fault;
 use half::f16;
@@ -545,7 +545,7 @@ pub(crate) fn addresses(
             }
         }
         Format::Flat => {
-            let base = flat_scratch_of(w);
+            let base = w.flat_scratch();
             for l in 0..64 {
                 let a = vaddr[l].wrapping_add(imm as u64);
                 places[l] = match (a >> 32) as u32 {
@@ -564,7 +564,7 @@ pub(crate) fn addresses(
             } else {
                 0
             };
-            let base = flat_scratch_of(w);
+            let base = w.flat_scratch();
             for l in 0..64 {
                 let v = if i.src[0].is_some() {
                     vaddr[l] & 0xffff_ffff

@@ -25,16 +25,24 @@ extern "C" __global__ void reduce_shared(const float* x, float* out) {
 extern "C" __global__ void shuffles(const int* x, int* y) {
   u32 i = gid(); int v = x[i];
   int a = __builtin_amdgcn_ds_bpermute((int)((tid() ^ 1) * 4), v);
-  int b = __builtin_amdgcn_mov_dpp(v, 0x130, 0xf, 0xf, true);  // row_bcast / wave shl
   int c = __builtin_amdgcn_update_dpp(0, v, 0x4e, 0xf, 0xf, false); // quad_perm
   int d = __builtin_amdgcn_ds_swizzle(v, 0x041f);
   int e = __builtin_amdgcn_readlane(v, 5);
   int f = __builtin_amdgcn_update_dpp(v, v, 0x141, 0xa, 0x5, false); // row_mirror-ish
+  int m = __builtin_amdgcn_update_dpp(v, v, 0x121, 0xf, 0xf, true); // row_ror:1
+#if defined(__GFX9__)
+  int b = __builtin_amdgcn_mov_dpp(v, 0x130, 0xf, 0xf, true);  // row_bcast / wave shl
   int g = __builtin_amdgcn_update_dpp(v, v, 0x13c, 0xf, 0xf, false); // wave_ror
   int h = __builtin_amdgcn_update_dpp(v, v, 0x142, 0xf, 0xf, true); // row_bcast15
   int k2 = __builtin_amdgcn_update_dpp(v, v, 0x143, 0xf, 0xf, true); // row_bcast31
-  int m = __builtin_amdgcn_update_dpp(v, v, 0x121, 0xf, 0xf, true); // row_ror:1
   int n2 = __builtin_amdgcn_update_dpp(v, v, 0x101, 0xf, 0xf, true); // row_shl:1
+#else
+  int b = __builtin_amdgcn_mov_dpp(v, 0x152, 0xf, 0xf, true);  // row_share:2
+  int g = __builtin_amdgcn_update_dpp(v, v, 0x165, 0xf, 0x3, false); // row_xmask:5
+  int h = __builtin_amdgcn_mov_dpp8(v, 1 | 0 << 3 | 3 << 6 | 2 << 9 | 7 << 12 | 7 << 15 | 5 << 18 | 4 << 21);
+  int k2 = __builtin_amdgcn_permlane16(v, v, 0x76543210u, 0x89abcdefu, false, false);
+  int n2 = __builtin_amdgcn_permlanex16(v, v, 0x01234567u, 0xfedcba98u, false, false);
+#endif
   y[i] = a + b * 3 + (c ^ d) + e - f + g + h + k2 + m + n2;
 }
 extern "C" __global__ void dbl(const double* x, double* y, int n) {

@@ -1,0 +1,376 @@
+//! The machine model both ISA families run on: waves, workgroups, LDS, scratch, and the dispatcher.
+//!
+//! Workgroups run one after another; the waves of a workgroup are interleaved in time slices so that
+//! barriers and LDS communication between waves work. Each wave executes decoded instructions from a
+//! [`Program`]'s cache; what an instruction does is its family's business ([`Isa`]).
+
+mod program;
+pub(crate) mod wave;
+
+pub use program::Program;
+pub(crate) use wave::Wave;
+
+use crate::WaveSize;
+use crate::counters::{Counters, InstructionClass};
+use crate::dispatch::{DecodedInstruction, Dispatch, TraceEvent};
+use crate::error::{EmuError, Fault};
+use crate::gfx9::decode::DecodeError;
+use crate::memory::DeviceMemory;
+use crate::target::Target;
+
+/// An instruction set the machine executes: how its code decodes, runs and prints, and what state
+/// its waves start in.
+pub(crate) trait Isa {
+    /// A decoded instruction.
+    type Instruction;
+
+    /// Decodes the instruction at the start of `words` for waves of `wave` lanes.
+    fn decode(
+        target: Target,
+        wave: WaveSize,
+        words: &[u32],
+    ) -> Result<Self::Instruction, DecodeError>;
+
+    /// Length of `i` in bytes.
+    fn len(i: &Self::Instruction) -> u8;
+
+    /// Executes `i` on wave `w`.
+    fn execute(ctx: &mut Ctx<'_>, w: &mut Wave, i: &Self::Instruction) -> Result<Flow, Fault>;
+
+    /// `i` as text, for error messages.
+    fn disassemble(target: Target, i: &Self::Instruction) -> String;
+
+    /// `i` as a trace callback sees it.
+    fn traced(i: &Self::Instruction) -> DecodedInstruction<'_>;
+
+    /// Sets up wave `index` of workgroup `group` as the hardware does before the first instruction.
+    fn initialize(
+        w: &mut Wave,
+        target: Target,
+        d: &Dispatch<'_>,
+        launch: &LaunchState,
+        group: [u32; 3],
+        index: u32,
+    );
+}
+
+/// High 32 bits of the shared (LDS) aperture: flat addresses `0x0001_0000_xxxx_xxxx` are LDS.
+pub const SHARED_APERTURE_HI: u32 = 0x0001_0000;
+/// High 32 bits of the private (scratch) aperture: flat addresses `0x0002_0000_xxxx_xxxx` are scratch.
+pub const PRIVATE_APERTURE_HI: u32 = 0x0002_0000;
+
+/// Wave-instructions a wave runs before the scheduler moves to the next wave of its workgroup.
+const TIME_SLICE: u32 = 256;
+
+/// What an instruction asks of the scheduler.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Flow {
+    /// Continue with the next instruction.
+    Next,
+    /// Continue at this address.
+    Jump(u64),
+    /// The wave waits at a barrier.
+    Barrier,
+    /// The wave has ended.
+    End,
+}
+
+/// Scratch backing store of a dispatch: per-lane private segments, dword-interleaved per wave.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Scratch {
+    /// Device address of the backing allocation (0 if the kernel has no scratch).
+    pub base: u64,
+    /// Private bytes per lane.
+    pub per_lane: u32,
+}
+
+impl Scratch {
+    /// Bytes of backing store per wave (laid out for 64 lanes whatever the wave size).
+    pub fn per_wave(&self) -> u64 {
+        u64::from(self.per_lane) * 64
+    }
+}
+
+/// Everything an instruction may touch besides its wave.
+pub(crate) struct Ctx<'a> {
+    pub target: Target,
+    /// Lanes per wave of the dispatch.
+    pub wave: WaveSize,
+    pub mem: &'a mut DeviceMemory,
+    pub lds: &'a mut [u8],
+    pub counters: &'a mut Counters,
+    pub scratch: Scratch,
+}
+
+impl Ctx<'_> {
+    pub fn count(&mut self, class: InstructionClass) {
+        self.counters.instructions[class.index()] += 1;
+    }
+}
+
+fn invalid(d: &Dispatch<'_>, reason: impl Into<String>) -> EmuError {
+    EmuError::InvalidDispatch {
+        kernel: d.kernel_name.to_string(),
+        reason: reason.into(),
+    }
+}
+
+/// Runs one dispatch on `target`.
+pub(crate) fn run_dispatch<I: Isa>(
+    target: Target,
+    mem: &mut DeviceMemory,
+    program: &mut Program<I>,
+    d: &Dispatch<'_>,
+    dispatch_id: u64,
+    budget: u64,
+    mut trace: Option<&mut dyn FnMut(&TraceEvent<'_>)>,
+) -> Result<Counters, EmuError> {
+    let launch = prepare(target, mem, d, dispatch_id)?;
+    let result = run_groups(target, mem, program, d, &launch, budget, &mut trace);
+    let mut cleanup = vec![
+        launch.kernarg_address,
+        launch.packet_address,
+        launch.queue_address,
+    ];
+    if launch.scratch.base != 0 {
+        cleanup.push(launch.scratch.base);
+    }
+    for a in cleanup {
+        mem.free(a)?;
+    }
+    result
+}
+
+fn prepare(
+    target: Target,
+    mem: &mut DeviceMemory,
+    d: &Dispatch<'_>,
+    dispatch_id: u64,
+) -> Result<LaunchState, EmuError> {
+    let desc = &d.descriptor;
+    let wave = match (desc.wave32(), target.is_rdna()) {
+        (false, _) => WaveSize::Wave64,
+        (true, true) => WaveSize::Wave32,
+        (true, false) => {
+            return Err(invalid(
+                d,
+                "the kernel is built for wave32, the target runs wave64",
+            ));
+        }
+    };
+    if d.workgroup_size.contains(&0) {
+        return Err(invalid(d, "a workgroup dimension is zero"));
+    }
+    let threads: u64 = d.workgroup_size.iter().map(|&x| u64::from(x)).product();
+    if threads > 1024 {
+        return Err(invalid(
+            d,
+            format!("workgroup of {threads} work-items exceeds 1024"),
+        ));
+    }
+    let lds_size = u64::from(desc.group_segment_fixed_size) + u64::from(d.dynamic_lds);
+    if lds_size > u64::from(target.max_lds_bytes()) {
+        return Err(invalid(
+            d,
+            format!(
+                "{lds_size} bytes of LDS exceed the target's {}",
+                target.max_lds_bytes()
+            ),
+        ));
+    }
+    let waves_per_group = (threads as u32).div_ceil(wave.lanes());
+    let kernarg_len = (d.kernarg.len() as u64)
+        .max(u64::from(desc.kernarg_size))
+        .max(64);
+    let kernarg_address = mem.alloc(kernarg_len, 64)?;
+    mem.write(kernarg_address, d.kernarg)?;
+    let packet_address = mem.alloc(64, 64)?;
+    mem.write(
+        packet_address,
+        &dispatch_packet(d, kernarg_address, lds_size as u32),
+    )?;
+    let queue_address = mem.alloc(256, 64)?;
+    let per_lane = desc.private_segment_fixed_size.div_ceil(4) * 4;
+    let scratch = if per_lane > 0 {
+        let base = mem.alloc(u64::from(per_lane) * 64 * u64::from(waves_per_group), 256)?;
+        Scratch { base, per_lane }
+    } else {
+        Scratch::default()
+    };
+    Ok(LaunchState {
+        kernarg_address,
+        packet_address,
+        queue_address,
+        scratch,
+        lds_size: lds_size as u32,
+        waves_per_group,
+        threads_per_group: threads as u32,
+        dispatch_id,
+        wave,
+    })
+}
+
+/// The HSA kernel dispatch packet (64 bytes) for `d`.
+fn dispatch_packet(d: &Dispatch<'_>, kernarg_address: u64, lds_size: u32) -> [u8; 64] {
+    let mut p = [0u8; 64];
+    let dims: u16 = if d.grid[2] > 1 || d.workgroup_size[2] > 1 {
+        3
+    } else if d.grid[1] > 1 || d.workgroup_size[1] > 1 {
+        2
+    } else {
+        1
+    };
+    p[0..2].copy_from_slice(&2u16.to_le_bytes()); // HSA_PACKET_TYPE_KERNEL_DISPATCH
+    p[2..4].copy_from_slice(&dims.to_le_bytes());
+    for k in 0..3 {
+        p[4 + 2 * k..6 + 2 * k].copy_from_slice(&(d.workgroup_size[k] as u16).to_le_bytes());
+        let grid = d.grid[k].saturating_mul(d.workgroup_size[k]);
+        p[12 + 4 * k..16 + 4 * k].copy_from_slice(&grid.to_le_bytes());
+    }
+    p[24..28].copy_from_slice(&d.descriptor.private_segment_fixed_size.to_le_bytes());
+    p[28..32].copy_from_slice(&lds_size.to_le_bytes());
+    p[40..48].copy_from_slice(&kernarg_address.to_le_bytes());
+    p
+}
+
+fn run_groups<I: Isa>(
+    target: Target,
+    mem: &mut DeviceMemory,
+    program: &mut Program<I>,
+    d: &Dispatch<'_>,
+    launch: &LaunchState,
+    budget: u64,
+    trace: &mut Option<&mut dyn FnMut(&TraceEvent<'_>)>,
+) -> Result<Counters, EmuError> {
+    let mut counters = Counters::default();
+    let mut lds = vec![0u8; launch.lds_size as usize];
+    let mut waves: Vec<Wave> = (0..launch.waves_per_group).map(|_| Wave::new()).collect();
+    let mut executed: u64 = 0;
+    for gz in 0..d.grid[2] {
+        for gy in 0..d.grid[1] {
+            for gx in 0..d.grid[0] {
+                let group = [gx, gy, gz];
+                lds.fill(0);
+                for (k, w) in waves.iter_mut().enumerate() {
+                    w.lanes = launch.wave.lanes();
+                    I::initialize(w, target, d, launch, group, k as u32);
+                }
+                counters.workgroups += 1;
+                counters.waves += u64::from(launch.waves_per_group);
+                let mut ctx = Ctx {
+                    target,
+                    wave: launch.wave,
+                    mem,
+                    lds: &mut lds,
+                    counters: &mut counters,
+                    scratch: launch.scratch,
+                };
+                run_group(
+                    &mut ctx,
+                    program,
+                    d,
+                    &mut waves,
+                    group,
+                    budget,
+                    &mut executed,
+                    trace,
+                )?;
+            }
+        }
+    }
+    Ok(counters)
+}
+
+/// The per-launch facts wave initialisation needs.
+#[derive(Clone, Copy)]
+pub(crate) struct LaunchState {
+    pub kernarg_address: u64,
+    pub packet_address: u64,
+    pub queue_address: u64,
+    pub scratch: Scratch,
+    pub lds_size: u32,
+    pub waves_per_group: u32,
+    pub threads_per_group: u32,
+    pub dispatch_id: u64,
+    /// Lanes per wave of this dispatch.
+    pub wave: WaveSize,
+}
+
+#[allow(clippy::too_many_arguments)]
+fn run_group<I: Isa>(
+    ctx: &mut Ctx<'_>,
+    program: &mut Program<I>,
+    d: &Dispatch<'_>,
+    waves: &mut [Wave],
+    group: [u32; 3],
+    budget: u64,
+    executed: &mut u64,
+    trace: &mut Option<&mut dyn FnMut(&TraceEvent<'_>)>,
+) -> Result<(), EmuError> {
+    loop {
+        let mut any_running = false;
+        for (k, w) in waves.iter_mut().enumerate() {
+            if w.state != wave::State::Running {
+                continue;
+            }
+            any_running = true;
+            for _ in 0..TIME_SLICE {
+                let pc = w.pc;
+                let fail = |fault: Fault, text: String| EmuError::Execution {
+                    kernel: d.kernel_name.to_string(),
+                    workgroup: group,
+                    wave: k as u32,
+                    pc,
+                    instruction: text,
+                    fault,
+                };
+                if *executed >= budget {
+                    return Err(fail(Fault::BudgetExceeded(budget), String::new()));
+                }
+                *executed += 1;
+                let index = program
+                    .index_of(pc, ctx.wave)
+                    .map_err(|f| fail(f, String::new()))?;
+                let inst = program.instruction(ctx.wave, index);
+                if let Some(t) = trace.as_mut() {
+                    t(&TraceEvent {
+                        workgroup: group,
+                        wave: k as u32,
+                        pc,
+                        exec: w.exec(),
+                        instruction: I::traced(inst),
+                    });
+                }
+                let flow = I::execute(ctx, w, inst)
+                    .map_err(|f| fail(f, I::disassemble(ctx.target, inst)))?;
+                match flow {
+                    Flow::Next => w.pc = pc + u64::from(I::len(inst)),
+                    Flow::Jump(target) => w.pc = target,
+                    Flow::Barrier => {
+                        w.pc = pc + u64::from(I::len(inst));
+                        w.state = wave::State::Barrier;
+                        break;
+                    }
+                    Flow::End => {
+                        w.state = wave::State::Done;
+                        break;
+                    }
+                }
+            }
+        }
+        let waiting = waves
+            .iter()
+            .filter(|w| w.state == wave::State::Barrier)
+            .count();
+        if waiting > 0 && waves.iter().all(|w| w.state != wave::State::Running) {
+            for w in waves.iter_mut().filter(|w| w.state == wave::State::Barrier) {
+                w.state = wave::State::Running;
+            }
+            ctx.counters.barriers += 1;
+            continue;
+        }
+        if !any_running && waiting == 0 {
+            return Ok(());
+        }
+    }
+}

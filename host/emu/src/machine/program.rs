@@ -1,0 +1,92 @@
+//! Loaded code and its decoded-instruction caches: each instruction is decoded once, on first use,
+//! per wave size (RDNA lane-mask operands differ between wave32 and wave64).
+
+use super::Isa;
+use crate::WaveSize;
+use crate::error::Fault;
+use crate::gfx9::decode::DecodeError;
+use crate::target::Target;
+
+/// Instructions decoded for one wave size.
+struct Cache<T> {
+    /// Per dword of code: 0 if not decoded yet, else index + 1 into `decoded`.
+    slots: Vec<u32>,
+    decoded: Vec<T>,
+}
+
+impl<T> Cache<T> {
+    fn new() -> Cache<T> {
+        Cache {
+            slots: Vec::new(),
+            decoded: Vec::new(),
+        }
+    }
+}
+
+/// Code loaded at a device address, with the instructions decoded so far.
+pub struct Program<I: Isa> {
+    target: Target,
+    base: u64,
+    words: Vec<u32>,
+    /// Caches for wave32 and wave64 code.
+    caches: [Cache<I::Instruction>; 2],
+}
+
+fn cache_index(wave: WaveSize) -> usize {
+    match wave {
+        WaveSize::Wave32 => 0,
+        WaveSize::Wave64 => 1,
+    }
+}
+
+impl<I: Isa> Program<I> {
+    /// Code `text` loaded at `base` for `target`.
+    pub(crate) fn new(target: Target, text: &[u8], base: u64) -> Program<I> {
+        let words: Vec<u32> = text
+            .chunks(4)
+            .map(|c| {
+                let mut b = [0u8; 4];
+                b[..c.len()].copy_from_slice(c);
+                u32::from_le_bytes(b)
+            })
+            .collect();
+        Program {
+            target,
+            base,
+            words,
+            caches: [Cache::new(), Cache::new()],
+        }
+    }
+
+    /// Index of the decoded instruction at `pc` for waves of `wave` lanes, decoding it on first use.
+    pub(crate) fn index_of(&mut self, pc: u64, wave: WaveSize) -> Result<usize, Fault> {
+        let off = pc.checked_sub(self.base).ok_or(Fault::PcOutOfCode)?;
+        if off % 4 != 0 {
+            return Err(Fault::PcOutOfCode);
+        }
+        let k = usize::try_from(off / 4).map_err(|_| Fault::PcOutOfCode)?;
+        if k >= self.words.len() {
+            return Err(Fault::PcOutOfCode);
+        }
+        let cache = &mut self.caches[cache_index(wave)];
+        if cache.slots.is_empty() {
+            cache.slots = vec![0; self.words.len()];
+        }
+        let slot = cache.slots[k];
+        if slot != 0 {
+            return Ok(slot as usize - 1);
+        }
+        let inst = I::decode(self.target, wave, &self.words[k..]).map_err(|e| match e {
+            DecodeError::Unknown { word0, word1 } => Fault::UnknownEncoding { word0, word1 },
+            DecodeError::Truncated => Fault::PcOutOfCode,
+        })?;
+        cache.decoded.push(inst);
+        cache.slots[k] = cache.decoded.len() as u32;
+        Ok(cache.decoded.len() - 1)
+    }
+
+    /// The decoded instruction at `index` (from [`Program::index_of`] with the same wave size).
+    pub(crate) fn instruction(&self, wave: WaveSize, index: usize) -> &I::Instruction {
+        &self.caches[cache_index(wave)].decoded[index]
+    }
+}

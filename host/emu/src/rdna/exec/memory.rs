@@ -1,0 +1,87 @@
+//! RDNA LDS (DS) and vector memory (FLAT, GLOBAL, SCRATCH, buffer) instructions.
+//!
+//! The accesses themselves are GFX9's (addresses, apertures, scratch layout, atomics, LDS bank
+//! conflicts); RDNA's differ in names, in the operand order of the DS compare-store (new value
+//! first) and in the permutes' lane wrap: on gfx1100 `ds_bpermute`/`ds_permute` address lanes
+//! modulo 32 in both wave sizes, on gfx1201 modulo the wave's lanes.
+
+use super::super::inst::{Format, Instruction};
+use super::super::opcodes::Op;
+use super::lower::{gfx9_instruction, gfx9_op};
+use crate::counters::InstructionClass;
+use crate::error::Fault;
+use crate::gfx9;
+use crate::gfx9::exec::valu::read_operand;
+use crate::machine::{Ctx, Wave};
+use crate::target::Target;
+
+/// Executes a DS instruction.
+pub(crate) fn ds(ctx: &mut Ctx<'_>, w: &mut Wave, i: &Instruction) -> Result<(), Fault> {
+    if matches!(i.op, Op::DS_BPERMUTE_B32 | Op::DS_PERMUTE_B32) {
+        return permute(ctx, w, i);
+    }
+    let op = gfx9_op(i.op).ok_or(Fault::Unsupported)?;
+    let mut lowered = gfx9_instruction(i, op, gfx9::Format::Ds);
+    if i.op.name().starts_with("ds_cmpstore") {
+        // RDNA: data0 is the new value, data1 the compare value; GFX9 has them the other way.
+        lowered.src.swap(1, 2);
+    }
+    gfx9::exec::lds::execute(ctx, w, &lowered)
+}
+
+/// `ds_bpermute_b32` (each lane reads the lane its address names) and `ds_permute_b32` (each lane
+/// writes to the lane its address names; the highest source lane wins).
+fn permute(ctx: &mut Ctx<'_>, w: &mut Wave, i: &Instruction) -> Result<(), Fault> {
+    ctx.count(InstructionClass::Lds);
+    let exec = w.exec();
+    let lanes = w.lanes as usize;
+    let wrap = if ctx.target == Target::Gfx1100 {
+        32
+    } else {
+        lanes
+    };
+    let mut addr = [0u64; 64];
+    let mut data = [0u64; 64];
+    read_operand(w, &i.src[0], &mut addr)?;
+    read_operand(w, &i.src[1], &mut data)?;
+    let offset = (i.fields.imm as u32 & 0xff) | u32::from(i.fields.offset1) << 8;
+    let lane_of = |l: usize| ((addr[l] as u32).wrapping_add(offset) / 4) as usize % wrap;
+    let mut tmp = [0u64; 64];
+    for l in 0..lanes {
+        if i.op == Op::DS_BPERMUTE_B32 {
+            let s = lane_of(l);
+            if exec >> s & 1 == 1 {
+                tmp[l] = data[s];
+            }
+        } else if exec >> l & 1 == 1 {
+            tmp[lane_of(l)] = data[l];
+        }
+    }
+    let (file, r) = w.vreg_mut(&i.dst)?;
+    for l in 0..lanes {
+        if exec >> l & 1 == 1 {
+            file[r][l] = tmp[l] as u32;
+        }
+    }
+    Ok(())
+}
+
+/// Executes a FLAT/GLOBAL/SCRATCH or buffer instruction.
+pub(crate) fn vmem(ctx: &mut Ctx<'_>, w: &mut Wave, i: &Instruction) -> Result<(), Fault> {
+    let cache_control = matches!(
+        i.op,
+        Op::BUFFER_GL0_INV | Op::BUFFER_GL1_INV | Op::GLOBAL_INV | Op::GLOBAL_WB | Op::GLOBAL_WBINV
+    );
+    if cache_control {
+        ctx.count(InstructionClass::VmemStore);
+        return Ok(());
+    }
+    let format = match i.format {
+        Format::Flat => gfx9::Format::Flat,
+        Format::Global => gfx9::Format::Global,
+        Format::Scratch => gfx9::Format::Scratch,
+        _ => return Err(Fault::Unsupported),
+    };
+    let op = gfx9_op(i.op).ok_or(Fault::Unsupported)?;
+    gfx9::exec::vmem::execute(ctx, w, &gfx9_instruction(i, op, format))
+}

@@ -1,0 +1,101 @@
+//! RDNA execution on the shared machine model (`crate::machine`), in wave32 and wave64.
+//!
+//! Where RDNA does what GFX9 does (most scalar ALU operations, the per-lane ALU math, packed math,
+//! LDS and memory accesses), the GFX9 semantics run (see `lower`); what differs is here: program
+//! control and the split wait counters, the VALU operand model (true16 halves, DPP16 and DPP8, VOPD
+//! dual issue, lane masks of one SGPR in wave32), cross-lane operations, scalar memory and where
+//! each target keeps workgroup ids.
+//!
+//! Not executed (they stop the wave with [`Fault::Unsupported`]): image, export, interpolation and
+//! GDS instructions, buffer data accesses (the cache controls run), WMMA other than the wave32
+//! f16/bf16 to f32 forms (see `wmma`), `v_movrel*`, floating point min/max memory atomics, and
+//! scalar float operations other than add, subtract, multiply, FMA, min, max, conversions and
+//! compares.
+
+mod initial_state;
+mod lanes;
+mod lower;
+mod memory;
+mod scalar;
+mod valu;
+mod valu_ops;
+mod wmma;
+
+use super::inst::{Format, Instruction};
+use crate::counters::InstructionClass;
+use crate::dispatch::{DecodedInstruction, Dispatch};
+use crate::error::Fault;
+use crate::gfx9::decode::DecodeError;
+use crate::machine::{Ctx, Flow, Isa, LaunchState, Wave};
+use crate::{Target, WaveSize};
+
+/// The RDNA instruction set on the machine model.
+pub(crate) struct Rdna;
+
+impl Isa for Rdna {
+    type Instruction = Instruction;
+
+    fn decode(target: Target, wave: WaveSize, words: &[u32]) -> Result<Instruction, DecodeError> {
+        super::decode(target, wave, words)
+    }
+
+    fn len(i: &Instruction) -> u8 {
+        i.len
+    }
+
+    fn execute(ctx: &mut Ctx<'_>, w: &mut Wave, i: &Instruction) -> Result<Flow, Fault> {
+        execute(ctx, w, i)
+    }
+
+    fn disassemble(target: Target, i: &Instruction) -> String {
+        super::disassemble(target, i)
+    }
+
+    fn traced(i: &Instruction) -> DecodedInstruction<'_> {
+        DecodedInstruction::Rdna(i)
+    }
+
+    fn initialize(
+        w: &mut Wave,
+        target: Target,
+        d: &Dispatch<'_>,
+        launch: &LaunchState,
+        group: [u32; 3],
+        index: u32,
+    ) {
+        initial_state::initialize(w, target, d, launch, group, index);
+    }
+}
+
+/// Executes one instruction of `w`.
+fn execute(ctx: &mut Ctx<'_>, w: &mut Wave, i: &Instruction) -> Result<Flow, Fault> {
+    match i.format {
+        Format::Sopp => scalar::sopp(ctx, w, i),
+        Format::Sop1 | Format::Sop2 | Format::Sopc | Format::Sopk => scalar::salu(ctx, w, i),
+        Format::Smem => scalar::smem(ctx, w, i),
+        Format::Vop3p if wmma::is_wmma(i.op) => {
+            ctx.count(InstructionClass::Mfma);
+            wmma::execute(ctx.target, w, i)?;
+            Ok(Flow::Next)
+        }
+        Format::Vop1
+        | Format::Vop2
+        | Format::Vopc
+        | Format::Vop3
+        | Format::Vop3sd
+        | Format::Vop3p
+        | Format::Vopd => {
+            ctx.count(InstructionClass::Valu);
+            valu::execute(ctx, w, i)?;
+            Ok(Flow::Next)
+        }
+        Format::Ds => {
+            memory::ds(ctx, w, i)?;
+            Ok(Flow::Next)
+        }
+        Format::Flat | Format::Global | Format::Scratch | Format::Mubuf => {
+            memory::vmem(ctx, w, i)?;
+            Ok(Flow::Next)
+        }
+    }
+}

@@ -1,0 +1,147 @@
+//! Hand-written RDNA instructions (assembled by `llc`) disassembled by the emulator and by
+//! `llvm-objdump`, per target and wave size: forms compiled code rarely shows (WMMA, DPP8, VOPD,
+//! 16-bit halves, the gfx12 memory encodings with their cache policies).
+
+mod common;
+
+use common::{SLOT_DWORDS, assemble_with, llvm_tool, normalize, objdump_wave, words_to_elf};
+use iron_emu::{Target, WaveSize, rdna};
+
+/// Instruction lines per target, each assembled alone.
+fn lines(gfx: &str, wave64: bool) -> Vec<String> {
+    let gfx12 = gfx == "gfx1201";
+    let (vcc, mask) = if wave64 {
+        ("vcc", "s[4:5]")
+    } else {
+        ("vcc_lo", "s4")
+    };
+    let mut l: Vec<String> = vec![
+        "v_mov_b32_dpp v1, v2 dpp8:[7,6,5,4,3,2,1,0]".into(),
+        "v_add_nc_u32_dpp v1, v2, v3 row_share:5 row_mask:0x3 bank_mask:0xc fi:1".into(),
+        "v_mul_f32_dpp v1, -v2, |v3| row_xmask:2 row_mask:0xf bank_mask:0xf bound_ctrl:1".into(),
+        "v_permlane16_b32 v1, v2, s3, s4".into(),
+        "v_permlanex16_b32 v1, v2, 0x76543210, s4 op_sel:[1,0]".into(),
+        format!("v_cmp_lt_f32_e64 {mask}, -v1, v2"),
+        format!("v_cndmask_b32_e64 v1, v2, -v3, {mask}"),
+        format!("v_add_co_ci_u32_e32 v1, {vcc}, v2, v3, {vcc}"),
+        format!("v_div_scale_f32 v1, {mask}, v2, v3, v4"),
+        "v_fma_mix_f32 v1, v2, v3, v4 op_sel_hi:[1,1,0]".into(),
+        "v_pk_fma_f16 v1, v2, v3, v4 op_sel:[1,0,1] neg_hi:[0,1,0]".into(),
+        "ds_load_2addr_stride64_b64 v[2:5], v1 offset0:3 offset1:200".into(),
+        "ds_bpermute_b32 v1, v2, v3 offset:4".into(),
+    ];
+    if !wave64 {
+        l.push("v_dual_fmaak_f32 v1, v2, v3, 0x40400000 :: v_dual_mov_b32 v4, v5".into());
+        l.push("v_dual_cndmask_b32 v1, v2, v3 :: v_dual_lshlrev_b32 v4, v5, v6".into());
+    }
+    // WMMA: wave64 halves C and D, and on gfx12 also A and B.
+    let (ab, cd) = match (gfx12, wave64) {
+        (false, false) => (["v[0:7]", "v[8:15]"], "v[16:23]"),
+        (false, true) => (["v[0:7]", "v[8:15]"], "v[16:19]"),
+        (true, false) => (["v[0:3]", "v[4:7]"], "v[16:23]"),
+        (true, true) => (["v[0:1]", "v[2:3]"], "v[16:19]"),
+    };
+    l.push(format!(
+        "v_wmma_f32_16x16x16_f16 {cd}, {}, {}, {cd}",
+        ab[0], ab[1]
+    ));
+    l.push(format!(
+        "v_wmma_f32_16x16x16_bf16 {cd}, {}, {}, 0",
+        ab[0], ab[1]
+    ));
+    if gfx12 {
+        l.extend(
+            [
+                "global_load_b64 v[1:2], v3, s[4:5] offset:-64 th:TH_LOAD_NT scope:SCOPE_SYS",
+                "global_store_b32 v[1:2], v3, off offset:4096 scope:SCOPE_DEV",
+                "global_atomic_max_i32 v1, v2, v3, s[4:5] th:TH_ATOMIC_RETURN",
+                "scratch_load_b128 v[1:4], v5, off offset:16",
+                "scratch_store_b32 off, v1, s7 offset:-8",
+                "s_load_b96 s[4:6], s[2:3], 0x40",
+                "s_load_i16 s4, s[2:3], s5 offset:0x8",
+                "s_wait_loadcnt_dscnt 0x102",
+                "s_barrier_signal -1",
+                "s_barrier_wait 0xffff",
+            ]
+            .map(String::from),
+        );
+    } else {
+        l.extend(
+            [
+                "v_add_f16_e64 v1.h, -v2.l, v3.h clamp",
+                "v_cvt_f32_f16_e32 v1, v2.h",
+                "global_load_b64 v[1:2], v3, s[4:5] offset:-64 glc slc",
+                "global_atomic_max_i32 v1, v2, v3, s[4:5] glc",
+                "scratch_load_b128 v[1:4], v5, off offset:16",
+                "scratch_store_b32 off, v1, s7 offset:-8",
+                "s_load_b256 s[4:11], s[2:3], 0x40",
+                "s_waitcnt vmcnt(3) lgkmcnt(1)",
+                "s_waitcnt_depctr depctr_va_vdst(0)",
+                "s_delay_alu instid0(TRANS32_DEP_2) | instskip(SKIP_1) | instid1(SALU_CYCLE_2)",
+            ]
+            .map(String::from),
+        );
+    }
+    l
+}
+
+#[test]
+fn hand_written_rdna_instructions_disassemble_like_llvm_objdump() {
+    if llvm_tool("llc").is_none() || llvm_tool("llvm-objdump").is_none() {
+        eprintln!("llc/llvm-objdump not found (install the llvm-tools component): skipped");
+        return;
+    }
+    let dir = std::env::temp_dir().join(format!("iron-emu-disasm-rdna-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut compared = 0;
+    let mut mismatches = Vec::new();
+    for (target, wave64) in [
+        (Target::Gfx1100, false),
+        (Target::Gfx1201, false),
+        (Target::Gfx1100, true),
+        (Target::Gfx1201, true),
+    ] {
+        let gfx = target.name();
+        let wave = if wave64 {
+            WaveSize::Wave64
+        } else {
+            WaveSize::Wave32
+        };
+        let features: &[&str] = if wave64 { &["+wavefrontsize64"] } else { &[] };
+        let mut slots = Vec::new();
+        for line in lines(gfx, wave64) {
+            let text = assemble_with(gfx, features, &[line.as_str()]).unwrap();
+            let words: Vec<u32> = text
+                .chunks_exact(4)
+                .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+                .collect();
+            let inst = rdna::decode(target, wave, &words)
+                .unwrap_or_else(|e| panic!("{gfx}: `{line}` does not decode: {e}"));
+            slots.push(words[..usize::from(inst.len) / 4].to_vec());
+        }
+        let elf = words_to_elf(gfx, &slots, &dir);
+        let llvm: std::collections::HashMap<u64, String> = objdump_wave(&elf, gfx, wave64)
+            .into_iter()
+            .map(|l| (l.address, l.text))
+            .collect();
+        for (k, words) in slots.iter().enumerate() {
+            let want = &llvm[&((k * SLOT_DWORDS * 4) as u64)];
+            let ours = normalize(&rdna::disassemble(
+                target,
+                &rdna::decode(target, wave, words).unwrap(),
+            ));
+            compared += 1;
+            if &ours != want {
+                mismatches.push(format!(
+                    "{gfx} wave64={wave64}: llvm `{want}` ours `{ours}`"
+                ));
+            }
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    for m in &mismatches {
+        eprintln!("{m}");
+    }
+    assert!(compared > 50);
+    assert!(mismatches.is_empty(), "{} differ", mismatches.len());
+}

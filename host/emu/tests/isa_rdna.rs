@@ -1,0 +1,855 @@
+//! RDNA instruction semantics on hand-written code: each test assembles a few instructions (with
+//! `llc`) for gfx1100 and gfx1201, in wave32 and wave64, runs one workgroup of 64 work-items on
+//! seeded random inputs and compares every lane with a host reference.
+//!
+//! Harness layout: kernarg = {out, in}; work-item `t` gets inputs `in[k*64 + t]` in v1, v2, v3; the
+//! body leaves results in v4..v7, which are stored to `out[k*64 + t]`. v20 holds `t * 4`. In wave32
+//! the workgroup is two waves (work-items 0-31 and 32-63).
+
+mod common;
+
+use common::{Args, AsmKernel, bytes_of, from_bytes};
+use half::f16;
+use iron_emu::{Counters, InstructionClass};
+use rand::rngs::StdRng;
+use rand::{Rng, SeedableRng};
+
+/// (target, wave64) of every run.
+const RUNS: [(&str, bool); 4] = [
+    ("gfx1100", false),
+    ("gfx1201", false),
+    ("gfx1100", true),
+    ("gfx1201", true),
+];
+
+fn gfx12(gfx: &str) -> bool {
+    gfx == "gfx1201"
+}
+
+/// Assembler features: gfx1201 assembles true16 operands (`v1.h`) only with `+real-true16`.
+fn features(gfx: &str) -> Vec<&'static str> {
+    if gfx12(gfx) {
+        vec!["+real-true16"]
+    } else {
+        Vec::new()
+    }
+}
+
+/// Loads the inputs into v1-v3 and zeroes v4-v7.
+fn prologue(gfx: &str) -> Vec<String> {
+    let (kmcnt, loadcnt) = if gfx12(gfx) {
+        ("s_wait_kmcnt 0x0", "s_wait_loadcnt 0x0")
+    } else {
+        ("s_waitcnt lgkmcnt(0)", "s_waitcnt vmcnt(0)")
+    };
+    [
+        "s_load_b128 s[8:11], s[0:1], 0x0",
+        kmcnt,
+        "v_lshlrev_b32 v20, 2, v0",
+        "global_load_b32 v1, v20, s[10:11]",
+        "global_load_b32 v2, v20, s[10:11] offset:256",
+        "global_load_b32 v3, v20, s[10:11] offset:512",
+        "v_mov_b32 v4, 0",
+        "v_mov_b32 v5, 0",
+        "v_mov_b32 v6, 0",
+        "v_mov_b32 v7, 0",
+        loadcnt,
+    ]
+    .map(String::from)
+    .to_vec()
+}
+
+/// Stores v4-v7 for every lane.
+fn epilogue(wave64: bool) -> Vec<String> {
+    [
+        if wave64 {
+            "s_mov_b64 exec, -1"
+        } else {
+            "s_mov_b32 exec_lo, -1"
+        },
+        "global_store_b32 v20, v4, s[8:9]",
+        "global_store_b32 v20, v5, s[8:9] offset:256",
+        "global_store_b32 v20, v6, s[8:9] offset:512",
+        "global_store_b32 v20, v7, s[8:9] offset:768",
+    ]
+    .map(String::from)
+    .to_vec()
+}
+
+/// Outputs (v4..v7 per work-item) and counters of one run.
+struct Run {
+    out: [[u32; 64]; 4],
+    counters: Counters,
+}
+
+/// Runs `body` on one workgroup of 64 work-items; `None` if `llc` is unavailable.
+fn run(gfx: &str, wave64: bool, body: &[&str], inputs: &[[u32; 64]; 3], lds: u32) -> Option<Run> {
+    let mut lines = prologue(gfx);
+    lines.extend(body.iter().map(|s| s.to_string()));
+    lines.extend(epilogue(wave64));
+    let refs: Vec<&str> = lines.iter().map(String::as_str).collect();
+    let mut k = AsmKernel::with_features(gfx, wave64, &features(gfx), &refs)?;
+    k.descriptor.group_segment_fixed_size = lds;
+    let input: Vec<u32> = inputs.iter().flatten().copied().collect();
+    let pin = k.gpu.memory_mut().alloc(768, 256).unwrap();
+    k.gpu.memory_mut().write(pin, &bytes_of(&input)).unwrap();
+    let pout = k.gpu.memory_mut().alloc(1024, 256).unwrap();
+    k.gpu.memory_mut().write(pout, &[0xee; 1024]).unwrap();
+    let counters = k
+        .run(&Args::default().ptr(pout).ptr(pin).0, [1, 1, 1], [64, 1, 1])
+        .unwrap_or_else(|e| panic!("{gfx} wave64={wave64}: {e}"));
+    let out: Vec<u32> = from_bytes(&k.gpu.memory().read_vec(pout, 1024).unwrap());
+    Some(Run {
+        out: std::array::from_fn(|k| std::array::from_fn(|t| out[k * 64 + t])),
+        counters,
+    })
+}
+
+fn random(seed: u64) -> [[u32; 64]; 3] {
+    let mut rng = StdRng::seed_from_u64(seed);
+    std::array::from_fn(|_| std::array::from_fn(|_| rng.random()))
+}
+
+/// Per work-item facts a check needs.
+#[derive(Clone, Copy)]
+struct Lane {
+    /// Work-item index (0..64).
+    t: usize,
+    /// Lanes per wave.
+    lanes: usize,
+}
+
+impl Lane {
+    /// Lane index within the wave.
+    fn l(self) -> usize {
+        self.t % self.lanes
+    }
+    /// Work-item index of lane `l` of this lane's wave.
+    fn at(self, l: usize) -> usize {
+        self.t - self.l() + l
+    }
+}
+
+/// Runs `body` for every target and wave size in `runs`, checking each work-item with
+/// `check(lane, inputs, outputs)` where `inputs[k]` is the whole input array `k`.
+fn check(
+    runs: &[(&str, bool)],
+    body: impl Fn(&str, bool) -> Vec<String>,
+    inputs: [[u32; 64]; 3],
+    lds: u32,
+    check: impl Fn(&str, Lane, &[[u32; 64]; 3], [u32; 4]) -> Result<(), String>,
+) {
+    for &(gfx, wave64) in runs {
+        let lines = body(gfx, wave64);
+        let refs: Vec<&str> = lines.iter().map(String::as_str).collect();
+        let Some(r) = run(gfx, wave64, &refs, &inputs, lds) else {
+            eprintln!("llc not available: skipped");
+            return;
+        };
+        let lanes = if wave64 { 64 } else { 32 };
+        for t in 0..64 {
+            let o = [r.out[0][t], r.out[1][t], r.out[2][t], r.out[3][t]];
+            if let Err(e) = check(gfx, Lane { t, lanes }, &inputs, o) {
+                panic!("{gfx} wave{lanes} work-item {t}: {e}");
+            }
+        }
+    }
+}
+
+fn lines(l: &[&str]) -> Vec<String> {
+    l.iter().map(|s| s.to_string()).collect()
+}
+
+fn eq(what: &str, got: u32, want: u32) -> Result<(), String> {
+    if got == want {
+        Ok(())
+    } else {
+        Err(format!("{what}: got {got:#x}, want {want:#x}"))
+    }
+}
+
+fn h(bits: u32) -> f32 {
+    f16::from_bits(bits as u16).to_f32()
+}
+
+fn hb(x: f32) -> u32 {
+    u32::from(f16::from_f32(x).to_bits())
+}
+
+/// Random f16 pairs without NaNs or infinities.
+fn halves(seed: u64) -> [[u32; 64]; 3] {
+    let mut rng = StdRng::seed_from_u64(seed);
+    let mut half = || hb(rng.random_range(-50.0f32..50.0));
+    std::array::from_fn(|_| std::array::from_fn(|_| half() | half() << 16))
+}
+
+#[test]
+fn sixteen_bit_results_write_one_half_and_keep_the_other() {
+    let body = |_: &str, _| {
+        lines(&[
+            "v_mov_b32 v4, v3",
+            "v_add_f16 v4.h, v1.l, v2.h",
+            "v_mov_b32 v5, v3",
+            "v_mul_f16_e32 v5.l, v1.h, v2.l",
+            "v_cvt_f32_f16_e32 v6, v1.h",
+            "v_mov_b32 v7, v3",
+            "v_cvt_f16_f32_e32 v7.h, v6",
+        ])
+    };
+    check(&RUNS, body, halves(1), 0, |_, lane, i, o| {
+        let (a, b, c) = (i[0][lane.t], i[1][lane.t], i[2][lane.t]);
+        eq(
+            "add to high half",
+            o[0],
+            c & 0xffff | hb(h(a) + h(b >> 16)) << 16,
+        )?;
+        eq(
+            "mul to low half",
+            o[1],
+            c & 0xffff_0000 | hb(h(a >> 16) * h(b)),
+        )?;
+        eq("convert high half", o[2], h(a >> 16).to_bits())?;
+        eq(
+            "convert to high half",
+            o[3],
+            c & 0xffff | hb(h(a >> 16)) << 16,
+        )
+    });
+}
+
+#[test]
+fn dpp16_row_share_row_xmask_masks_and_dpp8() {
+    let body = |_: &str, _| {
+        lines(&[
+            "v_mov_b32_dpp v4, v1 row_share:3 row_mask:0xf bank_mask:0xf",
+            "v_add_nc_u32_dpp v5, v1, v2 row_xmask:7 row_mask:0xf bank_mask:0xf",
+            "v_mov_b32_dpp v6, v1 dpp8:[7,6,5,4,3,2,1,0]",
+            "v_mov_b32 v7, v3",
+            "v_mov_b32_dpp v7, v1 quad_perm:[1,0,3,2] row_mask:0x5 bank_mask:0xa",
+        ])
+    };
+    check(&RUNS, body, random(2), 0, |_, lane, i, o| {
+        let l = lane.l();
+        let row = l & !15;
+        let r = l & 15;
+        eq("row_share", o[0], i[0][lane.at(row + 3)])?;
+        eq(
+            "row_xmask",
+            o[1],
+            i[0][lane.at(row + (r ^ 7))].wrapping_add(i[1][lane.t]),
+        )?;
+        eq("dpp8", o[2], i[0][lane.at((l & !7) + 7 - l % 8)])?;
+        let written = (l / 16) % 2 == 0 && (r / 4) % 2 == 1;
+        let want = if written {
+            i[0][lane.at(l ^ 1)]
+        } else {
+            i[2][lane.t]
+        };
+        eq("row and bank masks", o[3], want)
+    });
+}
+
+#[test]
+fn vopd_halves_both_read_before_either_writes() {
+    let wave32 = [("gfx1100", false), ("gfx1201", false)];
+    let body = |_: &str, _| {
+        lines(&[
+            "v_mov_b32 v10, v1",
+            "v_mov_b32 v9, v2",
+            "v_mov_b32 v11, v2",
+            "v_dual_mov_b32 v9, v10 :: v_dual_mov_b32 v10, v9",
+            "v_mov_b32 v4, v9",
+            "v_mov_b32 v5, v10",
+            "v_dual_mul_f32 v6, v1, v2 :: v_dual_add_f32 v7, v3, v11",
+        ])
+    };
+    let mut rng = StdRng::seed_from_u64(3);
+    let inputs: [[u32; 64]; 3] = std::array::from_fn(|_| {
+        std::array::from_fn(|_| rng.random_range(-100.0f32..100.0).to_bits())
+    });
+    check(&wave32, body, inputs, 0, |_, lane, i, o| {
+        let f = |k: usize| f32::from_bits(i[k][lane.t]);
+        eq("swapped x", o[0], i[0][lane.t])?;
+        eq("swapped y", o[1], i[1][lane.t])?;
+        eq("mul", o[2], (f(0) * f(1)).to_bits())?;
+        eq("add", o[3], (f(2) + f(1)).to_bits())
+    });
+}
+
+#[test]
+fn permlanes_readlane_writelane_and_readfirstlane() {
+    let body = |_: &str, _| {
+        lines(&[
+            "s_mov_b32 s4, 0x01234567",
+            "s_mov_b32 s5, 0x89abcdef",
+            "v_permlane16_b32 v4, v1, s4, s5",
+            "v_permlanex16_b32 v5, v1, s4, s5",
+            "v_readlane_b32 s6, v1, 7",
+            "v_mov_b32 v6, s6",
+            "v_readfirstlane_b32 s7, v2",
+            "v_mov_b32 v7, s7",
+            "v_writelane_b32 v7, s6, 3",
+        ])
+    };
+    check(&RUNS, body, random(4), 0, |_, lane, i, o| {
+        let l = lane.l();
+        let (row, r) = (l & !15, l & 15);
+        let sel = if r < 8 { 7 - r } else { 23 - r };
+        eq("permlane16", o[0], i[0][lane.at(row + sel)])?;
+        eq("permlanex16", o[1], i[0][lane.at((row ^ 16) + sel)])?;
+        eq("readlane", o[2], i[0][lane.at(7)])?;
+        let want = if l == 3 {
+            i[0][lane.at(7)]
+        } else {
+            i[1][lane.at(0)]
+        };
+        eq("readfirstlane, writelane", o[3], want)
+    });
+}
+
+#[test]
+fn permlane64_swaps_the_halves_of_a_wave64() {
+    let wave64 = [("gfx1100", true), ("gfx1201", true)];
+    let body = |_: &str, _| lines(&["v_permlane64_b32 v4, v1"]);
+    check(&wave64, body, random(5), 0, |_, lane, i, o| {
+        eq("permlane64", o[0], i[0][lane.t ^ 32])
+    });
+}
+
+#[test]
+fn lane_masks_are_one_sgpr_in_wave32_and_a_pair_in_wave64() {
+    let body = |_: &str, wave64: bool| {
+        if wave64 {
+            lines(&[
+                "v_cmp_gt_u32_e32 vcc, v1, v2",
+                "v_cndmask_b32_e32 v4, v2, v1, vcc",
+                "v_cmp_lt_u32_e64 s[6:7], v1, v2",
+                "v_cndmask_b32_e64 v5, v3, v1, s[6:7]",
+                "s_bcnt1_i32_b64 s12, s[6:7]",
+                "v_mov_b32 v6, s12",
+                "s_bcnt1_i32_b64 s13, vcc",
+                "v_mov_b32 v7, s13",
+            ])
+        } else {
+            lines(&[
+                "s_mov_b32 vcc_hi, 0x1234",
+                "s_mov_b32 s7, 0x5678",
+                "v_cmp_gt_u32_e32 vcc_lo, v1, v2",
+                "v_cndmask_b32_e32 v4, v2, v1, vcc_lo",
+                "v_cmp_lt_u32_e64 s6, v1, v2",
+                "v_cndmask_b32_e64 v5, v3, v1, s6",
+                "v_mov_b32 v6, vcc_hi",
+                "v_mov_b32 v7, s7",
+            ])
+        }
+    };
+    check(&RUNS, body, random(6), 0, |_, lane, i, o| {
+        let (a, b, c) = (i[0][lane.t], i[1][lane.t], i[2][lane.t]);
+        eq("max by compare", o[0], a.max(b))?;
+        eq("select by sgpr mask", o[1], if a < b { a } else { c })?;
+        if lane.lanes == 64 {
+            let count = |f: &dyn Fn(u32, u32) -> bool| {
+                (0..64)
+                    .filter(|&l| f(i[0][lane.at(l)], i[1][lane.at(l)]))
+                    .count() as u32
+            };
+            eq("mask bits", o[2], count(&|a, b| a < b))?;
+            eq("vcc bits", o[3], count(&|a, b| a > b))
+        } else {
+            eq("vcc_hi untouched", o[2], 0x1234)?;
+            eq("next sgpr untouched", o[3], 0x5678)
+        }
+    });
+}
+
+#[test]
+fn carries_and_64_bit_multiply_add() {
+    let body = |gfx: &str, wave64: bool| {
+        let (c0, c1) = if wave64 {
+            ("s[6:7]", "s[12:13]")
+        } else {
+            ("s6", "s7")
+        };
+        let mad = if gfx12(gfx) {
+            "v_mad_co_u64_u32"
+        } else {
+            "v_mad_u64_u32"
+        };
+        vec![
+            format!("v_add_co_u32 v4, {c0}, v1, v2"),
+            format!("v_add_co_ci_u32_e64 v5, {c1}, v3, v1, {c0}"),
+            format!("{mad} v[6:7], null, v1, v2, v[2:3]"),
+        ]
+    };
+    check(&RUNS, body, random(7), 0, |_, lane, i, o| {
+        let (a, b, c) = (
+            u64::from(i[0][lane.t]),
+            u64::from(i[1][lane.t]),
+            u64::from(i[2][lane.t]),
+        );
+        eq("add", o[0], (a + b) as u32)?;
+        eq("add with carry in", o[1], (c + a + ((a + b) >> 32)) as u32)?;
+        let mad = (a * b).wrapping_add(b | c << 32);
+        eq("mad low", o[2], mad as u32)?;
+        eq("mad high", o[3], (mad >> 32) as u32)
+    });
+}
+
+#[test]
+fn cmpx_and_saveexec_mask_lanes() {
+    let body = |_: &str, wave64: bool| {
+        let (exec, vcc, s6, all) = if wave64 {
+            ("exec", "vcc", "s[6:7]", "s_mov_b64 exec, -1")
+        } else {
+            ("exec_lo", "vcc_lo", "s6", "s_mov_b32 exec_lo, -1")
+        };
+        vec![
+            "v_cmpx_gt_u32_e32 v1, v2".into(),
+            "v_mov_b32 v4, v3".into(),
+            all.into(),
+            format!("v_cmp_lt_u32_e32 {vcc}, v1, v3"),
+            format!(
+                "s_and_saveexec_b{} {s6}, {vcc}",
+                if wave64 { 64 } else { 32 }
+            ),
+            "v_mov_b32 v5, 1".into(),
+            format!("s_mov_b{} {exec}, {s6}", if wave64 { 64 } else { 32 }),
+            "v_mov_b32 v6, s6".into(),
+        ]
+    };
+    check(&RUNS, body, random(8), 0, |_, lane, i, o| {
+        let (a, b, c) = (i[0][lane.t], i[1][lane.t], i[2][lane.t]);
+        eq("cmpx", o[0], if a > b { c } else { 0 })?;
+        eq("saveexec", o[1], u32::from(a < c))?;
+        eq("saved exec", o[2], u32::MAX)
+    });
+}
+
+#[test]
+fn gfx12_scalar_float_and_64_bit_arithmetic() {
+    let runs = [("gfx1201", false), ("gfx1201", true)];
+    let body = |_: &str, _| {
+        lines(&[
+            "v_readfirstlane_b32 s4, v1",
+            "v_readfirstlane_b32 s5, v2",
+            "v_readfirstlane_b32 s12, v3",
+            "s_add_f32 s6, s4, s5",
+            "s_mul_f32 s7, s4, s5",
+            "s_cvt_f32_u32 s13, s12",
+            "s_cvt_u32_f32 s14, s4",
+            "s_add_nc_u64 s[16:17], s[4:5], s[12:13]",
+            "s_mul_u64 s[18:19], s[4:5], s[12:13]",
+            "v_mov_b32 v4, s6",
+            "v_mov_b32 v5, s7",
+            "v_mov_b32 v6, s14",
+            "s_xor_b32 s16, s16, s17",
+            "s_xor_b32 s18, s18, s19",
+            "s_add_co_u32 s16, s16, s18",
+            "v_mov_b32 v7, s16",
+        ])
+    };
+    let mut rng = StdRng::seed_from_u64(9);
+    let inputs: [[u32; 64]; 3] = std::array::from_fn(|k| {
+        std::array::from_fn(|_| {
+            if k == 2 {
+                rng.random()
+            } else {
+                rng.random_range(0.0f32..1000.0).to_bits()
+            }
+        })
+    });
+    check(&runs, body, inputs, 0, |_, lane, i, o| {
+        let first = |k: usize| i[k][lane.at(0)];
+        let (a, b) = (f32::from_bits(first(0)), f32::from_bits(first(1)));
+        eq("s_add_f32", o[0], (a + b).to_bits())?;
+        eq("s_mul_f32", o[1], (a * b).to_bits())?;
+        eq("s_cvt_u32_f32", o[2], a as u32)?;
+        let x = u64::from(first(0)) | u64::from(first(1)) << 32;
+        let y = u64::from(first(2)) | u64::from((first(2) as f32).to_bits()) << 32;
+        let (s, p) = (x.wrapping_add(y), x.wrapping_mul(y));
+        let fold = |v: u64| v as u32 ^ (v >> 32) as u32;
+        eq(
+            "64-bit add and multiply",
+            o[3],
+            fold(s).wrapping_add(fold(p)),
+        )
+    });
+}
+
+#[test]
+fn gfx12_scalar_loads_of_bytes_and_halves_extend() {
+    let runs = [("gfx1201", false)];
+    let body = |_: &str, _| {
+        lines(&[
+            "s_load_i8 s12, s[10:11], 0x5",
+            "s_load_u8 s13, s[10:11], 0x7",
+            "s_load_i16 s14, s[10:11], 0xa",
+            "s_load_u16 s15, s[10:11], 0xe",
+            "s_wait_kmcnt 0x0",
+            "v_mov_b32 v4, s12",
+            "v_mov_b32 v5, s13",
+            "v_mov_b32 v6, s14",
+            "v_mov_b32 v7, s15",
+        ])
+    };
+    check(&runs, body, random(10), 0, |_, _, i, o| {
+        let bytes: Vec<u8> = i[0].iter().flat_map(|w| w.to_le_bytes()).collect();
+        let half = |at: usize| u16::from_le_bytes([bytes[at], bytes[at + 1]]);
+        eq("i8", o[0], bytes[5] as i8 as i32 as u32)?;
+        eq("u8", o[1], u32::from(bytes[7]))?;
+        eq("i16", o[2], half(10) as i16 as i32 as u32)?;
+        eq("u16", o[3], u32::from(half(14)))
+    });
+}
+
+#[test]
+fn lds_compare_store_order_and_bpermute_lane_wrap() {
+    let body = |gfx: &str, _| {
+        let wait = if gfx12(gfx) {
+            "s_wait_dscnt 0x0"
+        } else {
+            "s_waitcnt lgkmcnt(0)"
+        };
+        lines(&[
+            "ds_store_b32 v20, v1",
+            wait,
+            "ds_cmpstore_rtn_b32 v4, v20, v2, v3",
+            wait,
+            "ds_load_b32 v5, v20",
+            "v_add_nc_u32 v21, 0x84, v20",
+            "ds_bpermute_b32 v6, v21, v1",
+            "ds_load_2addr_b32 v[8:9], v20 offset1:1",
+            wait,
+            "v_mov_b32 v7, v9",
+        ])
+    };
+    let mut inputs = random(11);
+    for t in (0..64).step_by(2) {
+        inputs[2][t] = inputs[0][t];
+    }
+    check(&RUNS, body, inputs, 260, |gfx, lane, i, o| {
+        let (a, b, c) = (i[0][lane.t], i[1][lane.t], i[2][lane.t]);
+        eq("returned old value", o[0], a)?;
+        eq("stored if equal", o[1], if a == c { b } else { a })?;
+        // Lane l reads lane (l + 33) modulo the wrap: 32 on gfx1100 (the low half in wave64).
+        let wrap = if gfx == "gfx1100" { 32 } else { lane.lanes };
+        eq("bpermute", o[2], i[0][lane.at((lane.l() + 33) % wrap)])?;
+        if lane.t < 63 {
+            let next = lane.t + 1;
+            let stored = if i[0][next] == i[2][next] {
+                i[1][next]
+            } else {
+                i[0][next]
+            };
+            // The neighbour's word, read after both waves stored it in wave64; in wave32 the
+            // other wave may not have run yet, so only the wave's own lanes are certain.
+            if lane.l() + 1 < lane.lanes {
+                eq("2addr second word", o[3], stored)?;
+            }
+        }
+        Ok(())
+    });
+}
+
+#[test]
+fn barriers_let_waves_share_lds() {
+    let body = |gfx: &str, _| {
+        let mut l = vec!["ds_store_b32 v20, v1".to_string()];
+        if gfx12(gfx) {
+            l.extend(lines(&[
+                "s_wait_dscnt 0x0",
+                "s_barrier_signal -1",
+                "s_barrier_wait 0xffff",
+            ]));
+        } else {
+            l.extend(lines(&["s_waitcnt lgkmcnt(0)", "s_barrier"]));
+        }
+        l.extend(lines(&[
+            "v_xor_b32 v21, 0x80, v20",
+            "ds_load_b32 v4, v21",
+            if gfx12(gfx) {
+                "s_wait_dscnt 0x0"
+            } else {
+                "s_waitcnt lgkmcnt(0)"
+            },
+        ]));
+        l
+    };
+    check(&RUNS, body, random(12), 256, |_, lane, i, o| {
+        eq("other half's value", o[0], i[0][lane.t ^ 32])
+    });
+}
+
+#[test]
+fn packed_math_runs_gfx9_semantics() {
+    let body = |_: &str, _| {
+        lines(&[
+            "v_pk_fma_f16 v4, v1, v2, v3",
+            "v_pk_add_u16 v5, v1, v2",
+            "v_dot2_f32_f16 v6, v1, v2, v3",
+            "v_fma_mix_f32 v7, v1, v2, v3 op_sel_hi:[1,1,0]",
+        ])
+    };
+    let mut inputs = halves(13);
+    let mut rng = StdRng::seed_from_u64(13);
+    for c in inputs[2].iter_mut() {
+        *c = rng.random_range(-10.0f32..10.0).to_bits();
+    }
+    check(&RUNS, body, inputs, 0, |_, lane, i, o| {
+        let (a, b, c) = (i[0][lane.t], i[1][lane.t], i[2][lane.t]);
+        let fma = |s: u32| {
+            let v = |x: u32| f64::from(h(x >> s));
+            u32::from(f16::from_f64(v(a).mul_add(v(b), v(c))).to_bits()) << s
+        };
+        eq("pk_fma", o[0], fma(0) | fma(16))?;
+        let add = |s: u32| ((a >> s) as u16).wrapping_add((b >> s) as u16) as u32;
+        eq("pk_add_u16", o[1], add(0) | add(16) << 16)?;
+        let cf = f32::from_bits(c);
+        let dot = f64::from(h(a)) * f64::from(h(b)) + f64::from(h(a >> 16)) * f64::from(h(b >> 16));
+        let got = f32::from_bits(o[2]);
+        let want = (dot + f64::from(cf)) as f32;
+        if (got - want).abs() > 1e-3 * want.abs().max(1.0) {
+            return Err(format!("dot2: got {got}, want {want}"));
+        }
+        eq(
+            "fma_mix",
+            o[3],
+            (f64::from(h(a)).mul_add(f64::from(h(b)), f64::from(cf)) as f32).to_bits(),
+        )
+    });
+}
+
+#[test]
+fn waits_and_scheduling_hints_are_counted_no_ops() {
+    for (gfx, wave64) in RUNS {
+        let body: Vec<&str> = if gfx12(gfx) {
+            vec![
+                "s_delay_alu instid0(VALU_DEP_1)",
+                "s_clause 0x1",
+                "s_wait_alu 0xfffd",
+                "s_wait_storecnt 0x0",
+                "v_add_nc_u32 v4, v1, v2",
+            ]
+        } else {
+            vec![
+                "s_delay_alu instid0(VALU_DEP_1)",
+                "s_clause 0x1",
+                "s_waitcnt_depctr 0xfffd",
+                "s_waitcnt_vscnt null, 0x0",
+                "v_add_nc_u32 v4, v1, v2",
+            ]
+        };
+        let inputs = random(14);
+        let Some(r) = run(gfx, wave64, &body, &inputs, 0) else {
+            return;
+        };
+        for (t, got) in r.out[0].iter().enumerate() {
+            assert_eq!(*got, inputs[0][t].wrapping_add(inputs[1][t]), "{gfx} {t}");
+        }
+        let waves = if wave64 { 1 } else { 2 };
+        // The prologue waits twice; the body adds two waits.
+        assert_eq!(r.counters.of(InstructionClass::Waitcnt), 4 * waves, "{gfx}");
+        assert!(r.counters.of(InstructionClass::Salu) >= 2 * waves, "{gfx}");
+    }
+}
+
+#[test]
+fn workgroup_ids_arrive_where_each_target_keeps_them() {
+    for (gfx, wave64) in RUNS {
+        let ids: &[&str] = if gfx12(gfx) {
+            &[
+                "s_mov_b32 s2, ttmp9",
+                "s_and_b32 s3, ttmp7, 0xffff",
+                "s_lshr_b32 s4, ttmp7, 16",
+            ]
+        } else {
+            &[]
+        };
+        let mut body: Vec<&str> = vec!["s_load_b64 s[8:9], s[0:1], 0x0"];
+        body.extend_from_slice(ids);
+        body.extend_from_slice(&[
+            "s_mul_i32 s5, s3, 3",
+            "s_mul_i32 s6, s4, 6",
+            "s_add_co_u32 s5, s5, s6",
+            "s_add_co_u32 s5, s5, s2",
+            "s_lshl_b32 s5, s5, 2",
+            "s_lshl_b32 s6, s3, 8",
+            "s_lshl_b32 s7, s4, 16",
+            "s_or_b32 s6, s6, s7",
+            "s_or_b32 s6, s6, s2",
+            "v_mov_b32 v1, s5",
+            "v_mov_b32 v2, s6",
+            if gfx12(gfx) {
+                "s_wait_kmcnt 0x0"
+            } else {
+                "s_waitcnt lgkmcnt(0)"
+            },
+            "global_store_b32 v1, v2, s[8:9]",
+        ]);
+        if gfx == "gfx1100" {
+            // gfx11 has no s_add_co_u32.
+            for line in body.iter_mut() {
+                *line = match *line {
+                    "s_add_co_u32 s5, s5, s6" => "s_add_u32 s5, s5, s6",
+                    "s_add_co_u32 s5, s5, s2" => "s_add_u32 s5, s5, s2",
+                    l => l,
+                };
+            }
+        }
+        let Some(mut k) = AsmKernel::with_features(gfx, wave64, &features(gfx), &body) else {
+            return;
+        };
+        let out = k.gpu.memory_mut().alloc(12 * 4, 256).unwrap();
+        k.gpu.memory_mut().write(out, &[0xee; 48]).unwrap();
+        k.run(&Args::default().ptr(out).0, [3, 2, 2], [64, 1, 1])
+            .unwrap_or_else(|e| panic!("{gfx}: {e}"));
+        let got: Vec<u32> = from_bytes(&k.gpu.memory().read_vec(out, 48).unwrap());
+        for z in 0..2u32 {
+            for y in 0..2u32 {
+                for x in 0..3u32 {
+                    let at = (x + 3 * y + 6 * z) as usize;
+                    assert_eq!(got[at], x | y << 8 | z << 16, "{gfx} group ({x},{y},{z})");
+                }
+            }
+        }
+    }
+}
+
+/// A lane layout: (lane, element) to a matrix index.
+type Layout = fn(usize, usize) -> usize;
+
+/// The layouts of the 16x16x16 WMMA fragments in wave32 (AMD's matrix instruction calculator):
+/// the k index of A/B element `e` of lane `l`, and the row of C/D element `i` of lane `l`.
+fn wmma_layout(gfx: &str) -> (Layout, Layout) {
+    if gfx12(gfx) {
+        (
+            |l, e| 8 * (e / 4) + 4 * (l / 16) + e % 4,
+            |l, i| 8 * (l / 16) + i,
+        )
+    } else {
+        (|_, e| e, |l, i| 2 * i + l / 16)
+    }
+}
+
+#[test]
+fn wmma_multiplies_16x16_tiles_in_both_lane_layouts() {
+    for gfx in ["gfx1100", "gfx1201"] {
+        for bf in [false, true] {
+            let ty = if bf { "bf16" } else { "f16" };
+            let (a_regs, b_regs) = if gfx12(gfx) {
+                ("v[0:3]", "v[4:7]")
+            } else {
+                ("v[0:7]", "v[8:15]")
+            };
+            let wmma = format!("v_wmma_f32_16x16x16_{ty} v[16:23], {a_regs}, {b_regs}, v[16:23]");
+            let (wait_k, wait_v) = if gfx12(gfx) {
+                ("s_wait_kmcnt 0x0", "s_wait_loadcnt 0x0")
+            } else {
+                ("s_waitcnt lgkmcnt(0)", "s_waitcnt vmcnt(0)")
+            };
+            let mut body = vec![
+                "s_load_b128 s[8:11], s[0:1], 0x0",
+                wait_k,
+                "v_mul_u32_u24 v30, 0x60, v0",
+                "v_lshlrev_b32 v31, 5, v0",
+                "global_load_b128 v[0:3], v30, s[10:11]",
+                "global_load_b128 v[4:7], v30, s[10:11] offset:16",
+                "global_load_b128 v[8:11], v30, s[10:11] offset:32",
+                "global_load_b128 v[12:15], v30, s[10:11] offset:48",
+                "global_load_b128 v[16:19], v30, s[10:11] offset:64",
+                "global_load_b128 v[20:23], v30, s[10:11] offset:80",
+                wait_v,
+            ];
+            body.push(&wmma);
+            body.extend_from_slice(&[
+                "global_store_b128 v31, v[16:19], s[8:9]",
+                "global_store_b128 v31, v[20:23], s[8:9] offset:16",
+            ]);
+            let Some(mut k) = AsmKernel::with_features(gfx, false, &features(gfx), &body) else {
+                return;
+            };
+            let mut rng = StdRng::seed_from_u64(15 + u64::from(bf));
+            let code = |x: f32| {
+                if bf {
+                    half::bf16::from_f32(x).to_bits()
+                } else {
+                    f16::from_f32(x).to_bits()
+                }
+            };
+            let value = |c: u16| {
+                if bf {
+                    half::bf16::from_bits(c).to_f32()
+                } else {
+                    f16::from_bits(c).to_f32()
+                }
+            };
+            let a: Vec<u16> = (0..256)
+                .map(|_| code(rng.random_range(-2.0..2.0)))
+                .collect();
+            let b: Vec<u16> = (0..256)
+                .map(|_| code(rng.random_range(-2.0..2.0)))
+                .collect();
+            let c: Vec<f32> = (0..256).map(|_| rng.random_range(-4.0..4.0)).collect();
+            let (k_of, row_of) = wmma_layout(gfx);
+            let elements = if gfx12(gfx) { 8 } else { 16 };
+            let b_first = elements / 2;
+            let mut input = vec![0u32; 32 * 24];
+            for l in 0..32 {
+                let lane = &mut input[l * 24..(l + 1) * 24];
+                for e in 0..elements {
+                    let kk = k_of(l, e);
+                    let shift = 16 * (e % 2);
+                    lane[e / 2] |= u32::from(a[(l % 16) * 16 + kk]) << shift;
+                    lane[b_first + e / 2] |= u32::from(b[kk * 16 + l % 16]) << shift;
+                }
+                for i in 0..8 {
+                    lane[16 + i] = c[row_of(l, i) * 16 + l % 16].to_bits();
+                }
+            }
+            let pin = k.gpu.memory_mut().alloc(32 * 96, 256).unwrap();
+            k.gpu.memory_mut().write(pin, &bytes_of(&input)).unwrap();
+            let pout = k.gpu.memory_mut().alloc(32 * 32, 256).unwrap();
+            let counters = k
+                .run(&Args::default().ptr(pout).ptr(pin).0, [1, 1, 1], [32, 1, 1])
+                .unwrap_or_else(|e| panic!("{gfx}: {e}"));
+            assert_eq!(counters.of(InstructionClass::Mfma), 1, "{gfx}");
+            let out: Vec<f32> = from_bytes(&k.gpu.memory().read_vec(pout, 32 * 32).unwrap());
+            for l in 0..32 {
+                for i in 0..8 {
+                    let (m, n) = (row_of(l, i), l % 16);
+                    let want: f64 = (0..16)
+                        .map(|kk| {
+                            f64::from(value(a[m * 16 + kk])) * f64::from(value(b[kk * 16 + n]))
+                        })
+                        .sum::<f64>()
+                        + f64::from(c[m * 16 + n]);
+                    let got = f64::from(out[l * 8 + i]);
+                    assert!(
+                        (got - want).abs() <= 1e-5 * want.abs().max(1.0),
+                        "{gfx} {ty} D[{m}][{n}]: got {got}, want {want}"
+                    );
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn saveexec_scc_covers_only_the_waves_lanes() {
+    // EXEC is all ones: OR-NOT of zero gives no lanes, so SCC is 0 and EXEC becomes empty.
+    let body = |_: &str, wave64: bool| {
+        let (b, s6, s7) = if wave64 {
+            (64, "s[6:7]", "s[12:13]")
+        } else {
+            (32, "s6", "s12")
+        };
+        vec![
+            format!("s_mov_b{b} {s7}, 0"),
+            format!("s_or_not1_saveexec_b{b} {s6}, {s7}"),
+            "s_cselect_b32 s14, 1, 2".into(),
+            format!("s_mov_b{b} exec{}, {s6}", if wave64 { "" } else { "_lo" }),
+            "v_mov_b32 v4, s14".into(),
+        ]
+    };
+    check(&RUNS, body, random(16), 0, |_, _, _, o| eq("scc", o[0], 2));
+}
