@@ -403,7 +403,7 @@ impl Backend for EmulatorBackend {
                     event.wave,
                     event.pc,
                     event.exec,
-                    iron_emu::gfx9::disassemble(target, event.instruction)
+                    iron_emu::disassemble(target, event.instruction)
                 ));
             }),
             None => state.gpu.dispatch(&dispatch),

@@ -337,7 +337,10 @@ fn weights_are_read_once_for_the_whole_batch() {
         let ds = DeviceBuffer::from_slice(&d.device, &vec![1.0f32; m]).unwrap();
         let dx = DeviceBuffer::from_slice(&d.device, &x).unwrap();
         let mut dy = DeviceBuffer::<f32>::zeros(&d.device, batch * m).unwrap();
-        let cfg = LaunchConfig::new([(m / 4) as u32, 1, 1], [256, 1, 1]).with_dynamic_lds(32_768);
+        // One wave per row: a workgroup of 256 work-items covers 256 / WAVE rows.
+        let rows_per_group = 256 / d.device.properties().wave_size as usize;
+        let cfg = LaunchConfig::new([(m / rows_per_group) as u32, 1, 1], [256, 1, 1])
+            .with_dynamic_lds(32_768);
         let args = (&dw, &ds, &dx, &mut dy, m as u32, k as u32, batch as u32);
         // SAFETY: as above.
         unsafe {
@@ -348,9 +351,9 @@ fn weights_are_read_once_for_the_whole_batch() {
         };
         let counters = d.emulator.take_counters();
         let (_, c) = counters.last().expect("the launch ran");
-        // Weights once (m * k bytes), x once per workgroup of 4 rows, the row scales, the
-        // dispatch packet and kernel arguments: well under two reads of the weights.
-        let x_bytes = (m / 4 * batch * k * 2) as u64;
+        // Weights once (m * k bytes), x once per workgroup, the row scales, the dispatch packet
+        // and kernel arguments: well under two reads of the weights.
+        let x_bytes = (m / rows_per_group * batch * k * 2) as u64;
         let read = c.global_bytes_read;
         assert!(read >= (m * k) as u64 + x_bytes, "{}: {read}", d.gfx);
         assert!(

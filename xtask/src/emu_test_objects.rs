@@ -1,8 +1,8 @@
-//! The emulator's test kernels, built from source for every CDNA target before the tests run:
-//! Rust kernels (`host/emu/tests/data/rust`), HIP C++ kernels compiled by clang-22
-//! (`host/emu/tests/data/src/hip_kernels.hip`), an MFMA probe in LLVM IR
-//! (`host/emu/tests/data/src/mfma_scale.ll`) and the MFMA fragment probes of
-//! `iron_intrinsics::matrix` (`tests/matrix-probe`).
+//! The emulator's test kernels, built from source for every emulated target (CDNA, and RDNA in
+//! wave32 and wave64) before the tests run: Rust kernels (`host/emu/tests/data/rust`), HIP C++
+//! kernels compiled by clang-22 (`host/emu/tests/data/src/hip_kernels.hip`), an MFMA probe in
+//! LLVM IR (`host/emu/tests/data/src/mfma_scale.ll`) and the MFMA fragment probes of
+//! `iron_intrinsics::matrix` (`tests/matrix-probe`, CDNA only).
 
 use crate::build;
 use crate::device_build::DeviceCrate;
@@ -13,10 +13,13 @@ use std::path::Path;
 use std::process::Command;
 
 /// The CDNA targets the emulator runs.
-const EMULATED: [&str; 3] = ["gfx90a", "gfx942", "gfx950"];
+const CDNA: &str = "gfx90a,gfx942,gfx950";
 
-/// Builds every test kernel into `out` (`rust_kernels_<gfx>.elf`, `hip_kernels_<gfx>.co`,
-/// `mfma_scale_gfx950.co`, `matrix-probe/<gfx>/kernels.co`).
+/// Every build the emulator runs: CDNA, and RDNA in both wave sizes.
+const EMULATED: &str = "gfx90a,gfx942,gfx950,gfx1100,gfx1201,gfx1100:w64,gfx1201:w64";
+
+/// Builds every test kernel into `out` (`rust_kernels_<gfx>[_w64].elf`,
+/// `hip_kernels_<gfx>[_w64].co`, `mfma_scale_gfx950.co`, `matrix-probe/<gfx>/kernels.co`).
 pub fn build_all(root: &Path, out: &Path) -> Result<()> {
     let data = root.join("host/emu/tests/data");
     std::fs::create_dir_all(out)?;
@@ -25,7 +28,7 @@ pub fn build_all(root: &Path, out: &Path) -> Result<()> {
         package: "iron-emu-test-kernels".into(),
     };
     let rust_out = out.join("rust");
-    let emulated = parse_targets(&EMULATED.join(","), None)?;
+    let emulated = parse_targets(EMULATED, None)?;
     build::build(root, &rust, &emulated, &rust_out, false)?;
     let matrix_probe = DeviceCrate {
         manifest: root.join("tests/matrix-probe/Cargo.toml"),
@@ -34,17 +37,24 @@ pub fn build_all(root: &Path, out: &Path) -> Result<()> {
     build::build(
         root,
         &matrix_probe,
-        &emulated,
+        &parse_targets(CDNA, None)?,
         &out.join("matrix-probe"),
         false,
     )?;
-    for gfx in EMULATED {
+    for target in emulated {
+        let gfx = target.gfx.name;
+        let wave64 = target.wave != target.gfx.default_wave();
+        let suffix = if wave64 { "_w64" } else { "" };
         std::fs::copy(
-            rust_out.join(gfx).join("kernels.co"),
-            out.join(format!("rust_kernels_{gfx}.elf")),
+            rust_out.join(target.dir_name()).join("kernels.co"),
+            out.join(format!("rust_kernels_{gfx}{suffix}.elf")),
         )?;
-        let hip = out.join(format!("hip_kernels_{gfx}.co"));
-        run(Command::new("clang-22")
+        let hip = out.join(format!("hip_kernels_{gfx}{suffix}.co"));
+        let mut clang = Command::new("clang-22");
+        if wave64 {
+            clang.arg("-mwavefrontsize64");
+        }
+        run(clang
             .args([
                 "-x",
                 "hip",

@@ -121,10 +121,10 @@ mod tests {
     fn the_gfx_defaults_to_gfx950_and_must_be_emulated() {
         assert_eq!(emulated_gfx(None), Ok("gfx950"));
         assert_eq!(emulated_gfx(Some("")), Ok("gfx950"));
-        for gfx in ["gfx90a", "gfx942", "gfx950"] {
+        for gfx in ["gfx90a", "gfx942", "gfx950", "gfx1100", "gfx1201"] {
             assert_eq!(emulated_gfx(Some(gfx)), Ok(gfx));
         }
-        for wrong in ["gfx1100", "gfx950:sramecc+", "GFX950", "950"] {
+        for wrong in ["gfx1030", "gfx950:sramecc+", "GFX950", "950"] {
             let message = emulated_gfx(Some(wrong)).unwrap_err();
             assert!(
                 message.contains(wrong) && message.contains("gfx90a"),
