@@ -42,7 +42,13 @@ pub fn run_all(root: &Path) -> Result<()> {
     eprintln!("running the workspace tests");
     let mut cargo = Command::new(&tools.cargo);
     cargo
-        .args(["test", "--workspace", "--no-fail-fast", "--", "--include-ignored"])
+        .args([
+            "test",
+            "--workspace",
+            "--no-fail-fast",
+            "--",
+            "--include-ignored",
+        ])
         .env("IRON_ARTIFACTS", &iron_dir)
         .env("IRON_HIP_STAND_IN", &stand_in)
         .env("IRON_EMU_TEST_OBJECTS", &emu_objects)
