@@ -50,6 +50,7 @@ pub fn run_all(root: &Path) -> Result<()> {
             "--include-ignored",
         ])
         .env("IRON_ARTIFACTS", &iron_dir)
+        .env("IRON_REQUIRE_TOOLS", "1")
         .env("IRON_HIP_STAND_IN", &stand_in)
         .env("IRON_EMU_TEST_OBJECTS", &emu_objects)
         .env("IRON_CODE_OBJECT_DIR", &iron_dir);

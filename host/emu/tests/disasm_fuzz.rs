@@ -13,7 +13,7 @@ use rand::rngs::StdRng;
 #[test]
 fn random_words_disassemble_like_llvm() {
     if llvm_tool("llc").is_none() || llvm_tool("llvm-objdump").is_none() {
-        eprintln!("llc/llvm-objdump not found (install the llvm-tools component): skipped");
+        common::skip("llc/llvm-objdump not found (install the llvm-tools component)");
         return;
     }
     let per_op: usize = std::env::var("EMU_FUZZ_PER_OP")

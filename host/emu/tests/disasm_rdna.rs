@@ -88,7 +88,7 @@ fn lines(gfx: &str, wave64: bool) -> Vec<String> {
 #[test]
 fn hand_written_rdna_instructions_disassemble_like_llvm_objdump() {
     if llvm_tool("llc").is_none() || llvm_tool("llvm-objdump").is_none() {
-        eprintln!("llc/llvm-objdump not found (install the llvm-tools component): skipped");
+        common::skip("llc/llvm-objdump not found (install the llvm-tools component)");
         return;
     }
     let dir = std::env::temp_dir().join(format!("iron-emu-disasm-rdna-{}", std::process::id()));

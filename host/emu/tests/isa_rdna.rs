@@ -143,7 +143,7 @@ fn check(
         let lines = body(gfx, wave64);
         let refs: Vec<&str> = lines.iter().map(String::as_str).collect();
         let Some(r) = run(gfx, wave64, &refs, &inputs, lds) else {
-            eprintln!("llc not available: skipped");
+            common::skip("llc not available");
             return;
         };
         let lanes = if wave64 { 64 } else { 32 };

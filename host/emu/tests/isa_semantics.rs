@@ -100,7 +100,7 @@ fn check_all(
 ) {
     for gfx in GFX {
         let Some(out) = run_on(gfx, body, [&inputs[0], &inputs[1], &inputs[2]], 64) else {
-            eprintln!("llc not available: skipped");
+            common::skip("llc not available");
             return;
         };
         for l in 0..64 {
@@ -930,7 +930,7 @@ fn check_on(
 ) {
     for gfx in targets {
         let Some(out) = run_on(gfx, body, [&inputs[0], &inputs[1], &inputs[2]], 64) else {
-            eprintln!("llc not available: skipped");
+            common::skip("llc not available");
             return;
         };
         for l in 0..64 {

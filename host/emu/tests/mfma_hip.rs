@@ -54,7 +54,7 @@ fn cases(gfx: &str) -> Vec<Case> {
 fn run(gfx: &str) {
     let cases = cases(gfx);
     let Some(mut code) = build_hip(gfx, &hip_source(&cases)) else {
-        eprintln!("clang-22 not available: skipped");
+        common::skip("clang-22 not available");
         return;
     };
     for (seed, case) in cases.iter().enumerate() {

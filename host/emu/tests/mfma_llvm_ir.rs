@@ -83,7 +83,7 @@ fn cases(gfx: &str) -> Vec<Case> {
 fn run(gfx: &str) {
     let cases = cases(gfx);
     let Some(mut code) = build_ir(gfx, &llvm_ir(&cases)) else {
-        eprintln!("llc or rust-lld not available: skipped");
+        common::skip("llc or rust-lld not available");
         return;
     };
     for (seed, case) in cases.iter().enumerate() {

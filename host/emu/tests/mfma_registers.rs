@@ -80,7 +80,7 @@ fn accumulation_registers_move_values() {
             ],
             &inputs,
         ) else {
-            eprintln!("llc not available: skipped");
+            common::skip("llc not available");
             return;
         };
         for l in 0..64 {
@@ -130,7 +130,7 @@ fn sources_and_accumulators_may_be_agprs() {
             ],
             &inputs,
         ) else {
-            eprintln!("llc not available: skipped");
+            common::skip("llc not available");
             return;
         };
         check_4x4x1(gfx, &inputs, &out);
@@ -155,7 +155,7 @@ fn mfma_reads_and_writes_every_lane_whatever_exec() {
             ],
             &inputs,
         ) else {
-            eprintln!("llc not available: skipped");
+            common::skip("llc not available");
             return;
         };
         check_4x4x1(gfx, &inputs, &out);
@@ -188,7 +188,7 @@ fn gfx90a_flushes_f16_denormals_and_later_targets_keep_them() {
             "v_mov_b32 v7, v15",
         ];
         let Some(out) = run_on(gfx, &body, &inputs) else {
-            eprintln!("llc not available: skipped");
+            common::skip("llc not available");
             return;
         };
         let want = if gfx == "gfx90a" { 0.0 } else { 2f32.powi(-23) };

@@ -10,7 +10,7 @@ use iron_emu::{KernelDescriptor, Target, WaveSize, gfx9, rdna};
 #[ignore = "needs the emulator's test kernels, built by `cargo xtask test`"]
 fn kernels_disassemble_like_llvm_objdump() {
     if llvm_tool("llvm-objdump").is_none() {
-        eprintln!("llvm-objdump not found (install the llvm-tools component): skipped");
+        common::skip("llvm-objdump not found (install the llvm-tools component)");
         return;
     }
     let paths = all_code_objects();

@@ -461,7 +461,7 @@ fn gfx950_scaled_conversions_match_the_reference() {
     }
     ir.push_str(&bodies);
     let Some(mut code) = build_ir("gfx950", &ir) else {
-        eprintln!("llc or rust-lld not available: skipped");
+        common::skip("llc or rust-lld not available");
         return;
     };
     let mut rng = StdRng::seed_from_u64(0x5ca1e);

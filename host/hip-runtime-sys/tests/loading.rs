@@ -86,6 +86,10 @@ fn debian_runtime() -> Option<&'static HipRuntime> {
             Some(runtime)
         }
         Err(error) => {
+            assert!(
+                std::env::var_os("IRON_REQUIRE_TOOLS").is_none(),
+                "Debian's HIP runtime is not installed (apt-get install libamdhip64-5): {error}"
+            );
             println!(
                 "skipped: Debian's HIP runtime is not installed (apt-get install libamdhip64-5): {error}"
             );

@@ -377,6 +377,15 @@ pub fn sample_kernels() -> Vec<KernelSpec> {
 
 /// The directory of the pinned toolchain's LLVM tools, if they are installed.
 pub fn llvm_tool(name: &str) -> Option<PathBuf> {
+    let tool = find_llvm_tool(name);
+    assert!(
+        tool.is_some() || std::env::var_os("IRON_REQUIRE_TOOLS").is_none(),
+        "{name} from the pinned toolchain's llvm-tools is missing: `cargo xtask test` needs it"
+    );
+    tool
+}
+
+fn find_llvm_tool(name: &str) -> Option<PathBuf> {
     let sysroot = Command::new("rustc")
         .args(["--print", "sysroot"])
         .current_dir(env!("CARGO_MANIFEST_DIR"))

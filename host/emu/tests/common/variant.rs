@@ -68,7 +68,7 @@ pub const RDNA: [Variant; 4] = [
 pub fn built(path: &std::path::Path) -> bool {
     let exists = path.exists();
     if !exists {
-        eprintln!("{}: not built, skipped", path.display());
+        super::skip(&format!("{}: not built", path.display()));
     }
     exists
 }
