@@ -89,11 +89,6 @@ impl Emulator {
     pub fn take_counters(&self) -> Vec<(String, Counters)> {
         std::mem::take(&mut self.backend.lock().dispatches)
     }
-
-    /// Live device allocations (for leak checks).
-    pub fn live_allocations(&self) -> usize {
-        self.backend.lock().allocated.len()
-    }
 }
 
 /// A code object placed in the emulator's memory.
