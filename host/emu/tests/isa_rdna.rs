@@ -531,9 +531,14 @@ fn lds_compare_store_order_and_bpermute_lane_wrap() {
         let (a, b, c) = (i[0][lane.t], i[1][lane.t], i[2][lane.t]);
         eq("returned old value", o[0], a)?;
         eq("stored if equal", o[1], if a == c { b } else { a })?;
-        // Lane l reads lane (l + 33) modulo the wrap: 32 on gfx1100 (the low half in wave64).
-        let wrap = if gfx == "gfx1100" { 32 } else { lane.lanes };
-        eq("bpermute", o[2], i[0][lane.at((lane.l() + 33) % wrap)])?;
+        // Lane l reads lane (l + 33) modulo the wrap: on gfx1100 modulo 32 within l's own half
+        // of a wave64; on gfx1201 modulo the wave's lanes.
+        let source = if gfx == "gfx1100" {
+            lane.l() & 32 | (lane.l() + 33) % 32
+        } else {
+            (lane.l() + 33) % lane.lanes
+        };
+        eq("bpermute", o[2], i[0][lane.at(source)])?;
         if lane.t < 63 {
             let next = lane.t + 1;
             let stored = if i[0][next] == i[2][next] {

@@ -3,7 +3,9 @@
 //! The accesses themselves are GFX9's (addresses, apertures, scratch layout, atomics, LDS bank
 //! conflicts); RDNA's differ in names, in the operand order of the DS compare-store (new value
 //! first) and in the permutes' lane wrap: on gfx1100 `ds_bpermute`/`ds_permute` address lanes
-//! modulo 32 in both wave sizes, on gfx1201 modulo the wave's lanes.
+//! modulo 32 within the lane's own half of a wave64 (a wave64 permutes as two wave32 halves; the
+//! ISA guide's pseudocode says "modulo 32", and drivers that run on the hardware swap halves with
+//! `v_permlane64` to cross them), on gfx1201 modulo the wave's lanes.
 
 use super::super::inst::{Format, Instruction};
 use super::super::opcodes::Op;
@@ -40,12 +42,14 @@ fn permute(ctx: &mut Ctx<'_>, w: &mut Wave, i: &Instruction) -> Result<(), Fault
     } else {
         lanes
     };
+    let half = |l: usize| if wrap == 32 { l & 32 } else { 0 };
     let mut addr = [0u64; 64];
     let mut data = [0u64; 64];
     read_operand(w, &i.src[0], &mut addr)?;
     read_operand(w, &i.src[1], &mut data)?;
     let offset = (i.fields.imm as u32 & 0xff) | u32::from(i.fields.offset1) << 8;
-    let lane_of = |l: usize| ((addr[l] as u32).wrapping_add(offset) / 4) as usize % wrap;
+    let lane_of =
+        |l: usize| half(l) | ((addr[l] as u32).wrapping_add(offset) / 4) as usize % wrap;
     let mut tmp = [0u64; 64];
     for l in 0..lanes {
         if i.op == Op::DS_BPERMUTE_B32 {
