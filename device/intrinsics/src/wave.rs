@@ -155,7 +155,19 @@ fn dpp<T: WaveValue, const CTRL: u32>(old: T, src: T) -> T {
 pub fn shuffle<T: WaveValue>(x: T, src_lane: u32) -> T {
     // SAFETY: ds_bpermute reads another lane's register through the LDS crossbar; any lane index
     // is valid (it wraps), and it needs no LDS allocation.
-    T::from_bits(unsafe { amdgpu::ds_bpermute(src_lane << 2, x.to_bits()) })
+    let direct = unsafe { amdgpu::ds_bpermute(src_lane << 2, x.to_bits()) };
+    // gfx11's crossbar permutes each half of a wave64 on its own: a lane whose source is in the
+    // other half reads the halves swapped by v_permlane64.
+    #[cfg(all(iron_gfx = "gfx1100", iron_wave = "64"))]
+    {
+        // SAFETY: as above; v_permlane64 needs all lanes active, as every wave-wide op does.
+        let swapped =
+            unsafe { amdgpu::ds_bpermute(src_lane << 2, amdgpu::permlane64_u32(x.to_bits())) };
+        if (src_lane ^ lane_id()) & 32 != 0 {
+            return T::from_bits(swapped);
+        }
+    }
+    T::from_bits(direct)
 }
 
 /// The value `x` holds in lane `lane_id() ^ mask`. Wave-wide.
@@ -197,25 +209,31 @@ fn read_lane<T: WaveValue>(x: T, lane: u32) -> T {
     T::from_bits(unsafe { amdgpu::readlane_u32(x.to_bits(), lane) })
 }
 
-/// Combines `x` with the value of lane `lane_id() ^ distance`, for distances 16 and 32.
+/// Combines `x` with the value of lane `lane_id() ^ distance`, for distances 16 and 32, where
+/// `x` is uniform within each row of 16 lanes (as [`reduce`] leaves it).
+///
+/// RDNA's LDS crossbar does not cross the halves of a wave64, so distance 32 reads lanes 0 and 32
+/// with `v_readlane` and combines them in the same order in every lane. `v_permlane64` would be
+/// the natural move, but llc sinks it into a following divergent branch, where it reads lanes
+/// the branch left stale.
 #[inline(always)]
 fn combine_rows<T: WaveNum>(x: T, distance: u32, op: fn(T, T) -> T) -> T {
     #[cfg(iron_family = "rdna")]
     {
-        // SAFETY: permlane moves need all lanes active, which wave-wide callers guarantee.
-        let other = unsafe {
-            if distance == 16 {
+        if distance == 16 {
+            // SAFETY: permlane moves need all lanes active, which wave-wide callers guarantee.
+            let other = unsafe {
                 amdgpu::permlanex16_u32::<false, false>(
                     x.to_bits(),
                     x.to_bits(),
                     0x7654_3210,
                     0xFEDC_BA98,
                 )
-            } else {
-                amdgpu::permlane64_u32(x.to_bits())
-            }
-        };
-        op(x, T::from_bits(other))
+            };
+            op(x, T::from_bits(other))
+        } else {
+            op(read_lane(x, 0), read_lane(x, 32))
+        }
     }
     #[cfg(not(iron_family = "rdna"))]
     {

@@ -55,6 +55,14 @@ fn wave_ops_permute_and_vote() {
 
 #[test]
 #[ignore = "needs the emulator's test kernels, built by `cargo xtask test`"]
+fn wave_library_shuffles_and_reduces() {
+    for v in &CDNA {
+        rust_kernels::wave_library_shuffles_and_reduces(v);
+    }
+}
+
+#[test]
+#[ignore = "needs the emulator's test kernels, built by `cargo xtask test`"]
 fn i64_and_u32_division_match_rust() {
     for v in &CDNA {
         rust_kernels::i64_and_u32_division_match_rust(v);

@@ -232,8 +232,10 @@ pub fn wave_ops_permute_and_vote(v: &Variant) {
     .unwrap();
     let out: Vec<u32> = from_bytes(&k.download(po, n * 4));
     // Lane l: bpermute reads lane (l + 1) % 64 and permute writes lane (l + 3) % 64, both
-    // wrapping at `permute_wrap` lanes; the ballot covers the wave's lanes.
+    // wrapping at `permute_wrap` lanes within l's group of that many lanes; the ballot covers
+    // the wave's lanes.
     let (lanes, wrap) = (v.lanes, v.permute_wrap);
+    let wrapped = |l: usize, offset: usize| l - l % wrap + (l + offset) % wrap;
     for wave in 0..n / lanes {
         let x = &x[wave * lanes..(wave + 1) * lanes];
         let ballot: u64 = (0..lanes)
@@ -242,10 +244,10 @@ pub fn wave_ops_permute_and_vote(v: &Variant) {
             .sum();
         let mut permuted = vec![0u32; lanes];
         for (l, value) in x.iter().enumerate() {
-            permuted[(l + 3) % 64 % wrap] = *value;
+            permuted[wrapped(l, 3)] = *value;
         }
         for l in 0..lanes {
-            let b = x[(l + 1) % 64 % wrap];
+            let b = x[wrapped(l, 1)];
             let d = if l % 16 == 0 { 0 } else { x[l - 1] };
             let want = b
                 ^ d.wrapping_mul(3)
@@ -254,6 +256,47 @@ pub fn wave_ops_permute_and_vote(v: &Variant) {
                 ^ (ballot >> 32) as u32
                 ^ permuted[l].rotate_left(5);
             assert_eq!(out[wave * lanes + l], want, "{gfx} wave {wave} lane {l}");
+        }
+    }
+}
+
+/// Check of the `wave_library_shuffles_and_reduces` test: `iron_intrinsics::wave` against the
+/// same operations on the host, lane by lane.
+pub fn wave_library_shuffles_and_reduces(v: &Variant) {
+    let gfx = v.name;
+    let mut k = kernels(v);
+    let mut rng = StdRng::seed_from_u64(19);
+    let n = 512usize;
+    let x: Vec<u32> = (0..n).map(|_| rng.random()).collect();
+    let px = k.upload(&bytes_of(&x));
+    let po = poison(&mut k, 7 * n * 4);
+    k.launch(
+        "wave_library",
+        &Args::default().ptr(px).ptr(po).0,
+        [2, 1, 1],
+        [256, 1, 1],
+        0,
+    )
+    .unwrap();
+    let out: Vec<u32> = from_bytes(&k.download(po, 7 * n * 4));
+    let lanes = v.lanes;
+    for wave in 0..n / lanes {
+        let x = &x[wave * lanes..(wave + 1) * lanes];
+        let sum = x.iter().fold(0u32, |s, v| s.wrapping_add(*v));
+        let max = *x.iter().max().unwrap();
+        for l in 0..lanes {
+            let prefix = x[..=l].iter().fold(0u32, |s, v| s.wrapping_add(*v));
+            let want = [
+                x[(x[l] >> 16) as usize % lanes],
+                x[l ^ 5],
+                x[l ^ (lanes / 2)],
+                sum,
+                max,
+                prefix,
+                x[0],
+            ];
+            let got = &out[7 * (wave * lanes + l)..][..7];
+            assert_eq!(got, want, "{gfx} wave {wave} lane {l}");
         }
     }
 }

@@ -7,7 +7,7 @@ pub struct Variant {
     /// Lanes per wave.
     pub lanes: usize,
     /// Lanes a `ds_bpermute`/`ds_permute` lane index wraps around (gfx1100: 32 in both wave
-    /// sizes, reading the low half).
+    /// sizes, within the lane's own half of a wave64).
     pub permute_wrap: usize,
     /// An RDNA build (the HIP kernels take their RDNA branches).
     pub rdna: bool,

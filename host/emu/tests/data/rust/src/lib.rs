@@ -146,6 +146,30 @@ pub fn wave_ops(x: *const u32, out: *mut u32) {
     }
 }
 
+/// The wave-size-generic operations of `iron_intrinsics::wave`, seven results per work-item:
+/// a shuffle from the lane `x >> 16` names, shuffles by xor 5 and by xor half the wave, the
+/// wave's sum and maximum, the inclusive prefix sum and the first lane's value.
+#[kernel(max_threads = 1024)]
+pub fn wave_library(x: *const u32, out: *mut u32) {
+    use iron_intrinsics::wave;
+    let i = gid();
+    unsafe {
+        let v = *x.add(i);
+        let results = [
+            wave::shuffle(v, v >> 16),
+            wave::shuffle_xor(v, 5),
+            wave::shuffle_xor(v, iron_intrinsics::target::WAVE / 2),
+            wave::reduce_sum(v),
+            wave::reduce_max(v),
+            wave::scan_sum(v),
+            wave::broadcast_first(v),
+        ];
+        for (k, r) in results.iter().enumerate() {
+            *out.add(7 * i + k) = *r;
+        }
+    }
+}
+
 #[kernel(max_threads = 1024)]
 pub fn i64_math(x: *const i64, y: *mut i64, n: u32) {
     let i = gid();
