@@ -15,29 +15,49 @@ pub struct TestDevice {
     pub device: Device,
     /// The library's code object for this gfx.
     pub module: Module,
+    /// The wave size the code object was built for.
+    pub wave: u32,
 }
 
-/// Every emulated gfx of the build, with the library bundle loaded. Panics (with the reason)
-/// when the build's outputs are missing: run through `cargo xtask test`.
+/// Every emulated target of the build with the library loaded: each emulated gfx with its
+/// default wave size, from the bundle (named by its gfx), and each extra wave-size build from its
+/// own code object (named `<gfx>-w<wave>`, as the build's output directory). Panics (with the
+/// reason) when the build's outputs are missing: run through `cargo xtask test`.
 pub fn emulated_devices() -> Vec<TestDevice> {
     let artifacts = Artifacts::load();
     let bundle = std::fs::read(artifacts.dir.join("kernels.bundle")).expect("kernels.bundle");
     let mut devices = Vec::new();
     for gfx in emulated_targets() {
-        if !artifacts.targets.iter().any(|t| t.gfx == gfx) {
+        let builds: Vec<_> = artifacts.targets.iter().filter(|t| t.gfx == gfx).collect();
+        let Some(default_wave) = builds.iter().map(|t| t.wave).min() else {
             continue;
+        };
+        for target in builds {
+            let emulator = Emulator::new(gfx).expect("an emulated gfx");
+            let device = emulator.device();
+            let default = target.wave == default_wave;
+            let image = if default {
+                bundle.clone()
+            } else {
+                std::fs::read(&target.code_object)
+                    .unwrap_or_else(|e| panic!("{}: {e}", target.code_object.display()))
+            };
+            let name = if default {
+                gfx.to_string()
+            } else {
+                format!("{gfx}-w{}", target.wave)
+            };
+            let module = device
+                .load_module(&image)
+                .unwrap_or_else(|e| panic!("{name}: {e}"));
+            devices.push(TestDevice {
+                gfx: name,
+                emulator,
+                device,
+                module,
+                wave: target.wave,
+            });
         }
-        let emulator = Emulator::new(gfx).expect("an emulated gfx");
-        let device = emulator.device();
-        let module = device
-            .load_module(&bundle)
-            .unwrap_or_else(|e| panic!("{gfx}: {e}"));
-        devices.push(TestDevice {
-            gfx: gfx.to_string(),
-            emulator,
-            device,
-            module,
-        });
     }
     assert!(!devices.is_empty(), "the build holds no emulated gfx");
     devices

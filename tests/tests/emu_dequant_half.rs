@@ -313,7 +313,7 @@ fn codes_are_read_in_one_access_per_unit_and_outputs_written_in_16_bytes() {
             };
             let counters = d.emulator.take_counters();
             let (_, c) = counters.last().expect("the launch ran");
-            let waves = u64::from(units) / u64::from(d.device.properties().wave_size);
+            let waves = u64::from(units) / u64::from(d.wave);
             // Per wave: one scale-byte load, one code load, two 16-byte stores.
             let mut want = [0u64; 6];
             want[0] = waves;

@@ -338,7 +338,7 @@ fn weights_are_read_once_for_the_whole_batch() {
         let dx = DeviceBuffer::from_slice(&d.device, &x).unwrap();
         let mut dy = DeviceBuffer::<f32>::zeros(&d.device, batch * m).unwrap();
         // One wave per row: a workgroup of 256 work-items covers 256 / WAVE rows.
-        let rows_per_group = 256 / d.device.properties().wave_size as usize;
+        let rows_per_group = 256 / d.wave as usize;
         let cfg = LaunchConfig::new([(m / rows_per_group) as u32, 1, 1], [256, 1, 1])
             .with_dynamic_lds(32_768);
         let args = (&dw, &ds, &dx, &mut dy, m as u32, k as u32, batch as u32);

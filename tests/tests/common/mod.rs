@@ -101,9 +101,7 @@ pub fn library_devices() -> Vec<LibraryDevice> {
         .map(|d| LibraryDevice {
             library: Library::from_module(d.module.clone())
                 .unwrap_or_else(|e| panic!("{}: {e}", d.gfx)),
-            wave: d.module.code_object().kernels()[0]
-                .metadata()
-                .wavefront_size,
+            wave: d.wave,
             gfx: d.gfx,
             emulator: d.emulator,
             device: d.device,
