@@ -112,7 +112,7 @@ pub fn shuffles_follow_dpp_swizzle_and_permute_rules(v: &Variant) {
             let (row, r) = (l & !15, l & 15);
             // Both families: bpermute from lane l ^ 1, quad_perm [2,3,0,1], swizzle xor 1,
             // readlane 5, row_half_mirror into rows 1 and 3 and banks 0 and 2, row_ror:1.
-            let a = s[(l ^ 1) % wrap];
+            let a = s[l - l % wrap + (l ^ 1) % wrap];
             let c = s[(l & !3) | [2, 3, 0, 1][l & 3]];
             let d = s[l ^ 1];
             let e = s[5];
@@ -677,8 +677,9 @@ pub fn matrix_vector_with_shuffle_reduction(v: &Variant) {
         for off in [32, 16, 8, 4, 2, 1] {
             s = (0..256)
                 .map(|t| {
-                    let base = t / v.lanes * v.lanes;
-                    s[t] + s[base + (t ^ off) % v.permute_wrap]
+                    // bpermute wraps within each group of `permute_wrap` lanes.
+                    let group = t / v.permute_wrap * v.permute_wrap;
+                    s[t] + s[group + (t ^ off) % v.permute_wrap]
                 })
                 .collect();
         }
