@@ -49,7 +49,7 @@ fn permute(ctx: &mut Ctx<'_>, w: &mut Wave, i: &Instruction) -> Result<(), Fault
     read_operand(w, &i.src[1], &mut data)?;
     let offset = (i.fields.imm as u32 & 0xff) | u32::from(i.fields.offset1) << 8;
     let lane_of =
-        |l: usize| half(l) | ((addr[l] as u32).wrapping_add(offset) / 4) as usize % wrap;
+        |l: usize| half(l) | (((addr[l] as u32).wrapping_add(offset) / 4) as usize % wrap);
     let mut tmp = [0u64; 64];
     for l in 0..lanes {
         if i.op == Op::DS_BPERMUTE_B32 {
