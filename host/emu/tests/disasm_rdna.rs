@@ -49,6 +49,7 @@ fn lines(gfx: &str, wave64: bool) -> Vec<String> {
         "v_wmma_f32_16x16x16_bf16 {cd}, {}, {}, 0",
         ab[0], ab[1]
     ));
+    l.extend(wmma_lines(gfx12, wave64));
     if gfx12 {
         l.extend(
             [
@@ -81,6 +82,65 @@ fn lines(gfx: &str, wave64: bool) -> Vec<String> {
             ]
             .map(String::from),
         );
+    }
+    l
+}
+
+/// Every dense WMMA form with its modifiers, in the register widths of the target and wave size.
+fn wmma_lines(gfx12: bool, wave64: bool) -> Vec<String> {
+    let range = |first: usize, n: usize| {
+        if n == 1 {
+            format!("v{first}")
+        } else {
+            format!("v[{first}:{}]", first + n - 1)
+        }
+    };
+    // Registers: C/D of 32-bit and 16-bit elements, A/B of 16-, 8- and 4-bit elements (K = 16).
+    let per_lane = if wave64 { 4 } else { 8 };
+    let (cd32, cd16) = if gfx12 {
+        (per_lane, per_lane / 2)
+    } else {
+        (per_lane, per_lane)
+    };
+    let ab = |bits: usize| {
+        let elements = if gfx12 {
+            256 / if wave64 { 64 } else { 32 }
+        } else {
+            16
+        };
+        (elements * bits).div_ceil(32)
+    };
+    let (d, d16) = (range(24, cd32), range(24, cd16));
+    let (c, c16) = (range(16, cd32), range(16, cd16));
+    let (a16, b16) = (range(0, ab(16)), range(8, ab(16)));
+    let (a8, b8) = (range(0, ab(8)), range(8, ab(8)));
+    let (a4, b4) = (range(0, ab(4)), range(8, ab(4)));
+    let mut l = vec![
+        format!("v_wmma_f32_16x16x16_f16 {d}, {a16}, {b16}, {c} neg_lo:[1,0,1] neg_hi:[0,1,1]"),
+        format!("v_wmma_f32_16x16x16_bf16 {d}, {a16}, {b16}, {c} neg_hi:[1,0,0]"),
+        format!("v_wmma_f16_16x16x16_f16 {d16}, {a16}, {b16}, {c16} neg_lo:[0,1,0]"),
+        format!("v_wmma_bf16_16x16x16_bf16 {d16}, {a16}, {b16}, {c16}"),
+        format!("v_wmma_i32_16x16x16_iu8 {d}, {a8}, {b8}, {c} neg_lo:[1,1,0] clamp"),
+        format!("v_wmma_i32_16x16x16_iu8 {d}, {a8}, {b8}, {c}"),
+        format!("v_wmma_i32_16x16x16_iu4 {d}, {a4}, {b4}, {c} neg_lo:[0,1,0]"),
+    ];
+    if gfx12 {
+        let (a32, b32) = (range(0, ab(8)), range(8, ab(8)));
+        l.extend([
+            format!("v_wmma_i32_16x16x32_iu4 {d}, {a32}, {b32}, {c} neg_lo:[1,0,0] clamp"),
+            format!("v_wmma_f32_16x16x16_fp8_fp8 {d}, {a8}, {b8}, {c}"),
+            format!("v_wmma_f32_16x16x16_fp8_bf8 {d}, {a8}, {b8}, {c} neg_lo:[0,0,1]"),
+            format!("v_wmma_f32_16x16x16_bf8_fp8 {d}, {a8}, {b8}, 1.0 neg_hi:[0,0,1]"),
+            format!("v_wmma_f32_16x16x16_bf8_bf8 {d}, {a8}, {b8}, {c}"),
+        ]);
+    } else {
+        l.extend([
+            format!("v_wmma_f16_16x16x16_f16 {d16}, {a16}, {b16}, {c16} op_sel:[0,0,1]"),
+            format!(
+                "v_wmma_bf16_16x16x16_bf16 {d16}, {a16}, {b16}, {c16} op_sel:[0,0,1] neg_lo:[1,1,0]"
+            ),
+            format!("v_wmma_f32_16x16x16_f16 {d}, {a16}, {b16}, 1.0"),
+        ]);
     }
     l
 }

@@ -7,8 +7,8 @@
 //! each target keeps workgroup ids.
 //!
 //! Not executed (they stop the wave with [`Fault::Unsupported`]): image, export, interpolation and
-//! GDS instructions, buffer data accesses (the cache controls run), WMMA other than the wave32
-//! f16/bf16 to f32 forms (see `wmma`), `v_movrel*`, floating point min/max memory atomics, and
+//! GDS instructions, buffer data accesses (the cache controls run), the sparse WMMA forms
+//! (`v_swmmac_*`; see `wmma`), `v_movrel*`, floating point min/max memory atomics, and
 //! scalar float operations other than add, subtract, multiply, FMA, min, max, conversions and
 //! compares.
 
