@@ -477,6 +477,46 @@ fn gfx12_scalar_float_and_64_bit_arithmetic() {
 }
 
 #[test]
+fn gfx12_scalar_float_rounding() {
+    let runs = [("gfx1201", false), ("gfx1201", true)];
+    let body = |_: &str, _| {
+        lines(&[
+            "v_readfirstlane_b32 s4, v1",
+            "s_rndne_f32 s20, s4",
+            "s_ceil_f32 s21, s4",
+            "s_floor_f32 s22, s4",
+            "s_trunc_f32 s23, s4",
+            "v_mov_b32 v4, s20",
+            "v_mov_b32 v5, s21",
+            "v_mov_b32 v6, s22",
+            "v_mov_b32 v7, s23",
+        ])
+    };
+    // Ties (n + 0.5) of both signs and parities, and arbitrary fractions.
+    for seed in 0..8 {
+        let mut rng = StdRng::seed_from_u64(40 + seed);
+        let inputs: [[u32; 64]; 3] = std::array::from_fn(|_| {
+            std::array::from_fn(|_| {
+                let whole = rng.random_range(-100i32..100) as f32;
+                let fraction = if seed % 2 == 0 {
+                    0.5
+                } else {
+                    rng.random_range(0.0f32..1.0)
+                };
+                (whole + fraction).to_bits()
+            })
+        });
+        check(&runs, body, inputs, 0, |_, lane, i, o| {
+            let a = f32::from_bits(i[0][lane.at(0)]);
+            eq("s_rndne_f32", o[0], a.round_ties_even().to_bits())?;
+            eq("s_ceil_f32", o[1], a.ceil().to_bits())?;
+            eq("s_floor_f32", o[2], a.floor().to_bits())?;
+            eq("s_trunc_f32", o[3], a.trunc().to_bits())
+        });
+    }
+}
+
+#[test]
 fn gfx12_scalar_loads_of_bytes_and_halves_extend() {
     let runs = [("gfx1201", false)];
     let body = |_: &str, _| {
@@ -534,7 +574,7 @@ fn lds_compare_store_order_and_bpermute_lane_wrap() {
         // Lane l reads lane (l + 33) modulo the wrap: on gfx1100 modulo 32 within l's own half
         // of a wave64; on gfx1201 modulo the wave's lanes.
         let source = if gfx == "gfx1100" {
-            lane.l() & 32 | (lane.l() + 33) % 32
+            (lane.l() & 32) | ((lane.l() + 33) % 32)
         } else {
             (lane.l() + 33) % lane.lanes
         };

@@ -9,8 +9,8 @@
 //! Not executed (they stop the wave with [`Fault::Unsupported`]): image, export, interpolation and
 //! GDS instructions, buffer data accesses (the cache controls run), the sparse WMMA forms
 //! (`v_swmmac_*`; see `wmma`), `v_movrel*`, floating point min/max memory atomics, and
-//! scalar float operations other than add, subtract, multiply, FMA, min, max, conversions and
-//! compares.
+//! scalar float operations other than add, subtract, multiply, FMA, min, max, rounding,
+//! conversions and compares.
 
 mod initial_state;
 mod lanes;

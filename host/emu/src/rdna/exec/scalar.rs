@@ -148,6 +148,10 @@ fn rdna_salu(w: &mut Wave, i: &Instruction) -> Result<Option<Flow>, Fault> {
         }
         Op::S_MIN_NUM_F32 => f32_result(w, gfx9::exec::float::min32(fa, fb, false))?,
         Op::S_MAX_NUM_F32 => f32_result(w, gfx9::exec::float::max32(fa, fb, false))?,
+        Op::S_RNDNE_F32 => f32_result(w, fa.round_ties_even())?,
+        Op::S_CEIL_F32 => f32_result(w, fa.ceil())?,
+        Op::S_FLOOR_F32 => f32_result(w, fa.floor())?,
+        Op::S_TRUNC_F32 => f32_result(w, fa.trunc())?,
         Op::S_CVT_F32_I32 => f32_result(w, a as u32 as i32 as f32)?,
         Op::S_CVT_F32_U32 => f32_result(w, a as u32 as f32)?,
         Op::S_CVT_I32_F32 => w.write_scalar(&i.dst, u64::from(fa as i32 as u32))?,
