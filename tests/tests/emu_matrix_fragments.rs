@@ -1,11 +1,13 @@
-//! The MFMA fragment layouts of `iron_intrinsics::matrix`, end to end on the emulator: every
-//! kernel of the `tests/matrix-probe` fixture (one per instruction type: f16/bf16, FP8/BF8, and
-//! gfx950's block-scaled FP8/FP6/FP4 with mixed formats) computes one tile `D = A B` from seeded
+//! The matrix-core fragment layouts of `iron_intrinsics::matrix`, end to end on the emulator:
+//! every kernel of the `tests/matrix-probe` fixture (one per instruction type: CDNA's f16/bf16,
+//! FP8/BF8 and gfx950's block-scaled FP8/FP6/FP4 MFMAs with mixed formats; RDNA's f16/bf16 WMMAs
+//! in wave32 and wave64 and gfx1201's FP8/BF8 WMMAs) computes one tile `D = A B` from seeded
 //! random operands stored as its `load_a`/`load_b` expect, and every element of D (poisoned with
 //! NaN first) is compared with an f64 matmul of the decoded operands.
 //!
-//! The code objects come from `cargo xtask test`: `$IRON_EMU_TEST_OBJECTS/matrix-probe/<gfx>/
-//! kernels.co`, so this test is ignored under plain `cargo test`.
+//! The code objects come from `cargo xtask test`: `$IRON_EMU_TEST_OBJECTS/matrix-probe/<build>/
+//! kernels.co` (`<build>` a gfx, or `<gfx>-w64` for a wave64 RDNA build), so this test is
+//! ignored under plain `cargo test`.
 
 use iron::DeviceBuffer;
 use iron::emulator::Emulator;
@@ -23,8 +25,11 @@ use rand::{Rng, SeedableRng};
 use std::collections::BTreeSet;
 use std::path::PathBuf;
 
-/// The CDNA targets the fixture is built for.
-const TARGETS: [&str; 3] = ["gfx90a", "gfx942", "gfx950"];
+/// The CDNA builds of the fixture.
+const CDNA_BUILDS: [&str; 3] = ["gfx90a", "gfx942", "gfx950"];
+
+/// The RDNA builds of the fixture, in both wave sizes.
+const RDNA_BUILDS: [&str; 4] = ["gfx1100", "gfx1201", "gfx1100-w64", "gfx1201-w64"];
 
 /// Operand scales' E8M0 codes are drawn from `ONE - SCALE_SPREAD ..= ONE + SCALE_SPREAD`.
 const SCALE_SPREAD: u8 = 6;
@@ -33,7 +38,7 @@ const SCALE_SPREAD: u8 = 6;
 const TRIALS: u64 = 3;
 
 /// An operand's element format. `Fp8` and `Bf8` are the gfx's own FP8 encodings: FNUZ on
-/// gfx942, OCP on gfx950.
+/// gfx942, OCP on gfx950 and gfx1201.
 #[derive(Clone, Copy, Debug)]
 enum Element {
     F16,
@@ -91,7 +96,7 @@ impl Element {
     }
 }
 
-/// One probe kernel: its name, tile shape, operand formats and the targets that have it.
+/// One probe kernel: its name, tile shape, operand formats and the builds that have it.
 struct Probe {
     name: &'static str,
     /// `M = N`.
@@ -104,12 +109,16 @@ struct Probe {
     targets: &'static [&'static str],
 }
 
-/// Every target.
+/// Every CDNA build.
 const ALL: &[&str] = &["gfx90a", "gfx942", "gfx950"];
-/// Targets with the FP8 instructions.
+/// CDNA builds with the FP8 instructions.
 const FP8: &[&str] = &["gfx942", "gfx950"];
 /// gfx950 only.
 const CDNA4: &[&str] = &["gfx950"];
+/// Every RDNA build.
+const RDNA: &[&str] = &RDNA_BUILDS;
+/// gfx1201's builds (the FP8 WMMAs).
+const RDNA4: &[&str] = &["gfx1201", "gfx1201-w64"];
 
 /// A plain probe on `targets`.
 const fn plain(
@@ -138,7 +147,7 @@ const fn scaled(name: &'static str, shape: (usize, usize), formats: (Element, El
 }
 
 /// The fixture's kernels.
-const PROBES: [Probe; 14] = {
+const PROBES: [Probe; 18] = {
     use Element::*;
     [
         plain("p16x16x16f16", (16, 16), (F16, F16), ALL),
@@ -155,6 +164,10 @@ const PROBES: [Probe; 14] = {
         scaled("s16x16x128fp6bf8", (16, 128), (Fp6E2M3, Fp8E5M2)),
         scaled("s32x32x64fp4fp6", (32, 64), (Fp4E2M1, Fp6E3M2)),
         scaled("s32x32x64fp8fp8", (32, 64), (Fp8E4M3, Fp8E4M3)),
+        plain("w16x16x16f16", (16, 16), (F16, F16), RDNA),
+        plain("w16x16x16bf16", (16, 16), (Bf16, Bf16), RDNA),
+        plain("w16x16x16fp8fp8", (16, 16), (Fp8, Fp8), RDNA4),
+        plain("w16x16x16bf8fp8", (16, 16), (Bf8, Fp8), RDNA4),
     ]
 };
 
@@ -238,18 +251,18 @@ impl Operands {
     }
 }
 
-/// The fixture's code object for `gfx`.
-fn code_object(gfx: &str) -> Vec<u8> {
+/// The fixture's code object for build `build`.
+fn code_object(build: &str) -> Vec<u8> {
     let dir = std::env::var_os("IRON_EMU_TEST_OBJECTS").expect(
         "IRON_EMU_TEST_OBJECTS is not set: `cargo xtask test` builds tests/matrix-probe there",
     );
-    let path = PathBuf::from(dir).join(format!("matrix-probe/{gfx}/kernels.co"));
+    let path = PathBuf::from(dir).join(format!("matrix-probe/{build}/kernels.co"));
     std::fs::read(&path).unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()))
 }
 
-/// Runs `probe` once on `device` and returns D (`[m][m]` row-major).
+/// Runs `probe` once on `device` (one wave of `wave` lanes) and returns D (`[m][m]` row-major).
 fn run_probe(
-    device: &Device,
+    (device, wave): (&Device, u32),
     module: &iron::Module,
     probe: &Probe,
     operands: &Operands,
@@ -272,7 +285,7 @@ fn run_probe(
     // emulator checks every access against its allocations.
     unsafe {
         stream
-            .launch_untyped(&kernel, LaunchConfig::new([1, 1, 1], [64, 1, 1]), &args)
+            .launch_untyped(&kernel, LaunchConfig::new([1, 1, 1], [wave, 1, 1]), &args)
             .unwrap()
     };
     stream.synchronize().unwrap();
@@ -295,34 +308,50 @@ fn check(probe: &Probe, gfx: &str, trial: u64, got: &[f32], operands: &Operands)
     }
 }
 
+/// Runs every probe of build `build` (`<gfx>` or `<gfx>-w64`) on the emulator, checking the
+/// build holds exactly the probes listed for it.
+fn check_build(build: &str) {
+    let gfx = build.split('-').next().unwrap_or(build);
+    let emulator = Emulator::new(gfx).unwrap();
+    let device = emulator.device();
+    let module = device.load_module(&code_object(build)).unwrap();
+    let wave = module.code_object().kernels()[0].metadata().wavefront_size;
+    let present: BTreeSet<String> = module
+        .kernels()
+        .iter()
+        .map(|k| k.name().to_owned())
+        .collect();
+    let expected: BTreeSet<String> = PROBES
+        .iter()
+        .filter(|p| p.targets.contains(&build))
+        .map(|p| p.name.to_owned())
+        .collect();
+    assert_eq!(present, expected, "{build}: the fixture's kernels");
+    for (index, probe) in PROBES.iter().enumerate() {
+        if !probe.targets.contains(&build) {
+            continue;
+        }
+        for trial in 0..TRIALS {
+            let mut rng = StdRng::seed_from_u64(0x3fa9_0000 + 16 * index as u64 + trial);
+            let operands = Operands::random(probe, gfx, &mut rng);
+            let got = run_probe((&device, wave), &module, probe, &operands);
+            check(probe, build, trial, &got, &operands);
+        }
+    }
+}
+
 #[test]
 #[ignore = "needs the device build: run `cargo xtask test`"]
 fn every_mfma_fragment_probe_matches_an_f64_matmul() {
-    for gfx in TARGETS {
-        let emulator = Emulator::new(gfx).unwrap();
-        let device = emulator.device();
-        let module = device.load_module(&code_object(gfx)).unwrap();
-        let present: BTreeSet<String> = module
-            .kernels()
-            .iter()
-            .map(|k| k.name().to_owned())
-            .collect();
-        let expected: BTreeSet<String> = PROBES
-            .iter()
-            .filter(|p| p.targets.contains(&gfx))
-            .map(|p| p.name.to_owned())
-            .collect();
-        assert_eq!(present, expected, "{gfx}: the fixture's kernels");
-        for (index, probe) in PROBES.iter().enumerate() {
-            if !probe.targets.contains(&gfx) {
-                continue;
-            }
-            for trial in 0..TRIALS {
-                let mut rng = StdRng::seed_from_u64(0x3fa9_0000 + 16 * index as u64 + trial);
-                let operands = Operands::random(probe, gfx, &mut rng);
-                let got = run_probe(&device, &module, probe, &operands);
-                check(probe, gfx, trial, &got, &operands);
-            }
-        }
+    for build in CDNA_BUILDS {
+        check_build(build);
+    }
+}
+
+#[test]
+#[ignore = "needs the device build: run `cargo xtask test`"]
+fn every_wmma_fragment_probe_matches_an_f64_matmul_in_both_wave_sizes() {
+    for build in RDNA_BUILDS {
+        check_build(build);
     }
 }

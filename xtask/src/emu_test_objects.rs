@@ -1,8 +1,8 @@
 //! The emulator's test kernels, built from source for every emulated target (CDNA, and RDNA in
 //! wave32 and wave64) before the tests run: Rust kernels (`host/emu/tests/data/rust`), HIP C++
 //! kernels compiled by clang-22 (`host/emu/tests/data/src/hip_kernels.hip`), an MFMA probe in
-//! LLVM IR (`host/emu/tests/data/src/mfma_scale.ll`) and the MFMA fragment probes of
-//! `iron_intrinsics::matrix` (`tests/matrix-probe`, CDNA only).
+//! LLVM IR (`host/emu/tests/data/src/mfma_scale.ll`) and the MFMA and WMMA fragment probes of
+//! `iron_intrinsics::matrix` (`tests/matrix-probe`).
 
 use crate::build;
 use crate::device_build::DeviceCrate;
@@ -11,9 +11,6 @@ use crate::toolchain::{Tools, run};
 use anyhow::{Context, Result};
 use std::path::Path;
 use std::process::Command;
-
-/// The CDNA targets the emulator runs.
-const CDNA: &str = "gfx90a,gfx942,gfx950";
 
 /// Every build the emulator runs: CDNA, and RDNA in both wave sizes.
 const EMULATED: &str = "gfx90a,gfx942,gfx950,gfx1100,gfx1201,gfx1100:w64,gfx1201:w64";
@@ -37,7 +34,7 @@ pub fn build_all(root: &Path, out: &Path) -> Result<()> {
     build::build(
         root,
         &matrix_probe,
-        &parse_targets(CDNA, None)?,
+        &emulated,
         &out.join("matrix-probe"),
         false,
     )?;

@@ -24,10 +24,9 @@
     )
 )]
 #![cfg_attr(
-    any(iron_gfx = "gfx950", iron_matrix = "mfma"),
-    feature(repr_simd, simd_ffi, abi_unadjusted)
+    target_arch = "amdgpu",
+    feature(repr_simd, simd_ffi, abi_unadjusted, f16)
 )]
-#![cfg_attr(iron_matrix = "mfma", feature(f16))]
 #![cfg_attr(target_arch = "amdgpu", allow(internal_features))]
 
 pub mod launch;
@@ -49,7 +48,7 @@ pub mod lds;
 mod llvm;
 #[cfg(target_arch = "amdgpu")]
 pub mod math;
-#[cfg(all(target_arch = "amdgpu", iron_matrix = "mfma"))]
+#[cfg(target_arch = "amdgpu")]
 pub mod matrix;
 #[cfg(target_arch = "amdgpu")]
 mod panic;

@@ -1,17 +1,22 @@
-//! GEMM on the matrix cores (CDNA: gfx90a, gfx942, gfx950), 16-bit and FP8 inputs:
-//! `C = alpha * A B + beta * C (+ bias)`, `A` `[M, K]`, `B` `[K, N]`, `C` `[M, N]` row-major,
-//! accumulated in f32. The microscaled formats are in [`crate::gemm_mx`].
+//! GEMM on the matrix cores (CDNA's MFMA: gfx90a, gfx942, gfx950; RDNA's WMMA: gfx1100,
+//! gfx1201, wave32 and wave64), 16-bit and FP8 inputs: `C = alpha * A B + beta * C (+ bias)`,
+//! `A` `[M, K]`, `B` `[K, N]`, `C` `[M, N]` row-major, accumulated in f32. The microscaled
+//! formats are in [`crate::gemm_mx`]. The same kernels, arguments, launch and results on every
+//! gfx: only the matrix instruction differs.
 //!
 //! Kernels (arguments `(a, b, c, bias, alpha, beta, m, n, k, flags)`):
 //! - `gemm_{bf16,f16}_{f32,bf16,f16}`: A and B f16 or bf16 (both the same), `C` in the second
-//!   type; every CDNA gfx. MFMA: `v_mfma_f32_16x16x32_{f16,bf16}` on gfx950,
-//!   `v_mfma_f32_16x16x16_{f16,bf16}` on gfx90a and gfx942.
+//!   type; every gfx. Instruction: `v_mfma_f32_16x16x32_{f16,bf16}` on gfx950,
+//!   `v_mfma_f32_16x16x16_{f16,bf16}` on gfx90a and gfx942, `v_wmma_f32_16x16x16_{f16,bf16}` on
+//!   gfx1100 and gfx1201.
 //! - `gemm_fp8_{e4m3fnuz,e5m2fnuz}_{f32,bf16,f16}` (gfx942) and
-//!   `gemm_fp8_{e4m3fn,e5m2}_{f32,bf16,f16}` (gfx950): A and B FP8 codes of the named format
-//!   (both the same), through `v_mfma_f32_16x16x32_{fp8_fp8,bf8_bf8}`; the gfx's FP8 is the
-//!   only one its instructions read (FNUZ on gfx942, OCP on gfx950). A per-tensor scale of A
-//!   and B is applied by folding it into `alpha` (the host does). Other FP8 formats and mixed
-//!   pairs run on [`crate::gemm_mx`]'s decoding kernels.
+//!   `gemm_fp8_{e4m3fn,e5m2}_{f32,bf16,f16}` (gfx950, gfx1201): A and B FP8 codes of the named
+//!   format (both the same), through `v_mfma_f32_16x16x32_{fp8_fp8,bf8_bf8}` (gfx942, gfx950) or
+//!   `v_wmma_f32_16x16x16_{fp8_fp8,bf8_bf8}` (gfx1201); the gfx's FP8 is the only one its
+//!   instructions read (FNUZ on gfx942, OCP on gfx950 and gfx1201). A per-tensor scale of A and
+//!   B is applied by folding it into `alpha` (the host does). Other FP8 formats, mixed pairs and
+//!   the gfx without FP8 instructions (gfx90a, gfx1100) run on [`crate::gemm_mx`]'s decoding
+//!   kernels.
 //!
 //! Layouts: `C` is row-major (`C[i][j]` at `c[i * n + j]`). 16-bit kernels take either layout
 //! for A and B, chosen by `flags`: A row-major (`a[i * k + l]`) unless [`FLAG_A_COL_MAJOR`]
@@ -22,13 +27,14 @@
 //! `flags` also holds [`FLAG_BIAS`]: `bias` (`n` f32) is added to every row. Without it `bias`
 //! is never read (it may be null).
 //!
-//! Arithmetic: products of A and B elements are exact and summed in f32 by the MFMAs in
-//! increasing K order within each 16- to 32-wide K step (the hardware's internal order within
-//! a step). Then `v = alpha * acc`, `v = fma(beta, C_old, v)` when `beta != 0` (when
-//! `beta == 0`, `C` is not read: it may hold NaN), `v += bias[j]` with a bias, and `v` is rounded
-//! once to `C`'s type (nearest even). `A B` is computed whatever `alpha` is. On gfx90a the
-//! f16 and bf16 MFMAs flush subnormal inputs and results to zero (AMD documents this MI200
-//! behaviour); gfx942 and gfx950 keep them, and the FP8 MFMAs keep them everywhere.
+//! Arithmetic: products of A and B elements are exact and summed in f32 by the matrix
+//! instructions in increasing K order within each 16- to 32-wide K step (the hardware's
+//! internal order within a step). Then `v = alpha * acc`, `v = fma(beta, C_old, v)` when
+//! `beta != 0` (when `beta == 0`, `C` is not read: it may hold NaN), `v += bias[j]` with a bias,
+//! and `v` is rounded once to `C`'s type (nearest even). `A B` is computed whatever `alpha` is.
+//! On gfx90a the f16 and bf16 MFMAs flush subnormal inputs and results to zero (AMD documents
+//! this MI200 behaviour); the other gfx keep them, and the FP8 instructions keep them
+//! everywhere.
 //!
 //! Launch: workgroups of exactly [`THREADS`] (256) work-items, 1-D; a grid of
 //! `(ceil(n / 128), ceil(m / 128))` workgroups (x over columns, y over rows of `C`); dynamic LDS
@@ -36,10 +42,10 @@
 //! `beta * C + bias`); 16-byte loads where rows of A and B are a multiple of 16 bytes, narrower
 //! at the edges. Buffers 16-byte aligned (device allocations are).
 //!
-//! Tiling (see `gemm_tile`): each workgroup computes a 128 x 128 tile of `C`, each of its 4
-//! waves a 64 x 64 quarter as 4 x 4 tiles of 16 x 16; K tiles of 32 (16-bit) or 64 (FP8)
-//! elements are staged in LDS (K-contiguous, rows padded by 8 or 16 bytes), double-buffered.
-#![cfg(any(not(target_arch = "amdgpu"), iron_matrix = "mfma"))]
+//! Tiling (see `gemm_tile`): each workgroup computes a 128 x 128 tile of `C` as 16 x 16
+//! instruction tiles, each wave 64 x 64 of it (4 waves of 64 lanes) or 64 x 32 (8 waves of 32
+//! lanes); K tiles of 32 (16-bit) or 64 (FP8) elements are staged in LDS (K-contiguous, rows
+//! padded by 8 or 16 bytes), double-buffered.
 
 use crate::dtype::{bf16, f16};
 use iron_intrinsics::kernel;
@@ -62,24 +68,42 @@ pub const FLAG_B_COL_MAJOR: u32 = 1 << 1;
 /// Flag: add `bias` (`n` f32) to every row of `C`.
 pub const FLAG_BIAS: u32 = 1 << 2;
 /// Dynamic LDS of the 16-bit kernels: two buffers of A's and B's 128 x 32 tiles, rows padded to
-/// 80 bytes (72 on gfx90a and gfx942, which use less of it).
+/// 80 bytes (72 on gfx90a, gfx942 and gfx1201 wave64, which use less of it).
 pub const HALF_LDS_BYTES: u32 = 2 * 2 * BLOCK * 80;
 /// Dynamic LDS of the FP8 kernels: two buffers of A's and B's 128 x 64 tiles, rows padded to
 /// 72 bytes.
 pub const FP8_LDS_BYTES: u32 = 2 * 2 * BLOCK * 72;
 
-/// The 16-bit f16 MFMA of this gfx.
+/// The f16 matrix instruction of this gfx.
 #[cfg(all(target_arch = "amdgpu", iron_gfx = "gfx950"))]
 type F16Core = iron_intrinsics::matrix::MfmaF32_16x16x32F16;
-/// The 16-bit f16 MFMA of this gfx.
-#[cfg(all(target_arch = "amdgpu", not(iron_gfx = "gfx950")))]
+/// The f16 matrix instruction of this gfx.
+#[cfg(all(target_arch = "amdgpu", any(iron_gfx = "gfx90a", iron_gfx = "gfx942")))]
 type F16Core = iron_intrinsics::matrix::MfmaF32_16x16x16F16;
-/// The bf16 MFMA of this gfx (also the decoding kernels' instruction).
+/// The f16 matrix instruction of this gfx.
+#[cfg(all(target_arch = "amdgpu", iron_matrix = "wmma"))]
+type F16Core = iron_intrinsics::matrix::WmmaF32_16x16x16F16;
+/// The bf16 matrix instruction of this gfx (also the decoding kernels' instruction).
 #[cfg(all(target_arch = "amdgpu", iron_gfx = "gfx950"))]
 pub(crate) type Bf16Core = iron_intrinsics::matrix::MfmaF32_16x16x32Bf16;
-/// The bf16 MFMA of this gfx (also the decoding kernels' instruction).
-#[cfg(all(target_arch = "amdgpu", not(iron_gfx = "gfx950")))]
+/// The bf16 matrix instruction of this gfx (also the decoding kernels' instruction).
+#[cfg(all(target_arch = "amdgpu", any(iron_gfx = "gfx90a", iron_gfx = "gfx942")))]
 pub(crate) type Bf16Core = iron_intrinsics::matrix::MfmaF32_16x16x16Bf16;
+/// The bf16 matrix instruction of this gfx (also the decoding kernels' instruction).
+#[cfg(all(target_arch = "amdgpu", iron_matrix = "wmma"))]
+pub(crate) type Bf16Core = iron_intrinsics::matrix::WmmaF32_16x16x16Bf16;
+
+// The f16 and bf16 instructions read the same fragments, so that one LDS layout (whose pitch
+// `gemm_stage` derives from the bf16 fragments) serves both.
+#[cfg(target_arch = "amdgpu")]
+const _: () = {
+    use iron_intrinsics::matrix::{Fragment, MatrixCore};
+    assert!(
+        <<F16Core as MatrixCore>::A as Fragment>::BYTES
+            == <<Bf16Core as MatrixCore>::A as Fragment>::BYTES
+            && F16Core::A_RUNS == Bf16Core::A_RUNS
+    );
+};
 
 /// The 16-bit GEMM with instruction `I`, output type `O`, A K-contiguous (row-major) when
 /// `A_ROWS` and B K-contiguous (column-major) when `B_COLS`.
@@ -197,14 +221,27 @@ half_kernel!(gemm_f16_bf16, f16, F16Core, bf16);
 half_kernel!(gemm_f16_f16, f16, F16Core, f16);
 
 /// Bytes per row of an FP8 K tile.
-#[cfg(all(target_arch = "amdgpu", any(iron_gfx = "gfx942", iron_gfx = "gfx950")))]
+#[cfg(all(
+    target_arch = "amdgpu",
+    any(iron_gfx = "gfx942", iron_gfx = "gfx950", iron_gfx = "gfx1201")
+))]
 const FP8_TILE_K: u32 = 64;
+
+/// The FP8 matrix instruction of this gfx, A and B in encoding `F`.
+#[cfg(all(target_arch = "amdgpu", any(iron_gfx = "gfx942", iron_gfx = "gfx950")))]
+type Fp8Core<F> = iron_intrinsics::matrix::MfmaF32_16x16x32F8<F, F>;
+/// The FP8 matrix instruction of this gfx, A and B in encoding `F`.
+#[cfg(all(target_arch = "amdgpu", iron_gfx = "gfx1201"))]
+type Fp8Core<F> = iron_intrinsics::matrix::WmmaF32_16x16x16F8<F, F>;
 
 /// The FP8 GEMM with codes of kind `F` for A and B, output type `O`.
 ///
 /// # Safety
 /// The kernel's contract (module docs).
-#[cfg(all(target_arch = "amdgpu", any(iron_gfx = "gfx942", iron_gfx = "gfx950")))]
+#[cfg(all(
+    target_arch = "amdgpu",
+    any(iron_gfx = "gfx942", iron_gfx = "gfx950", iron_gfx = "gfx1201")
+))]
 #[inline(always)]
 #[allow(clippy::too_many_arguments, reason = "a GEMM kernel's arguments")]
 unsafe fn gemm_fp8<F: iron_intrinsics::matrix::F8Kind, O: Float>(
@@ -218,7 +255,6 @@ unsafe fn gemm_fp8<F: iron_intrinsics::matrix::F8Kind, O: Float>(
     flags: u32,
 ) {
     use crate::gemm_stage::CodeOperand;
-    use iron_intrinsics::matrix::MfmaF32_16x16x32F8;
     type Codes = CodeOperand<2, 8>;
     const { assert!(Codes::TILE_BYTES == FP8_TILE_K) };
     let (row0, col0) = block_origin();
@@ -236,16 +272,22 @@ unsafe fn gemm_fp8<F: iron_intrinsics::matrix::F8Kind, O: Float>(
     };
     let out = Output::new(c, bias, alpha, beta, m, n, flags);
     let tiles = k.div_ceil(FP8_TILE_K);
-    type Step<F> = PlainStep<MfmaF32_16x16x32F8<F, F>, { Codes::PITCH }, FP8_TILE_K>;
+    type Step<F> = PlainStep<Fp8Core<F>, { Codes::PITCH }, FP8_TILE_K>;
     // SAFETY: as the caller guarantees.
     unsafe { gemm::<_, _, Step<F>, O>(&a, &b, tiles, &out) };
 }
 
-/// Declares an FP8 GEMM kernel for one gfx.
+/// Declares an FP8 GEMM kernel: `fnuz` ones for gfx942, `ocp` ones for gfx950 and gfx1201.
 macro_rules! fp8_kernel {
-    ($gfx:literal, $name:ident, $kind:ident, $format:literal, $out:ident) => {
+    (fnuz, $($rest:tt)*) => {
+        fp8_kernel!(@ iron_gfx = "gfx942", "gfx942", $($rest)*);
+    };
+    (ocp, $($rest:tt)*) => {
+        fp8_kernel!(@ any(iron_gfx = "gfx950", iron_gfx = "gfx1201"), "gfx950 and gfx1201", $($rest)*);
+    };
+    (@ $cfg:meta, $gfx:literal, $name:ident, $kind:ident, $format:literal, $out:ident) => {
         #[doc = concat!("`C = alpha * A B + beta * C (+ bias)`, A and B ", $format, " codes (A row-major, B column-major), C ", stringify!($out), "; ", $gfx, " only; see the module docs.")]
-        #[cfg(any(not(target_arch = "amdgpu"), iron_gfx = $gfx))]
+        #[cfg(any(not(target_arch = "amdgpu"), $cfg))]
         #[kernel(max_threads = 256)]
         pub fn $name(
             a: *const u8,
@@ -266,15 +308,15 @@ macro_rules! fp8_kernel {
     };
 }
 
-fp8_kernel!("gfx942", gemm_fp8_e4m3fnuz_f32, Fp8, "E4M3FNUZ", f32);
-fp8_kernel!("gfx942", gemm_fp8_e4m3fnuz_bf16, Fp8, "E4M3FNUZ", bf16);
-fp8_kernel!("gfx942", gemm_fp8_e4m3fnuz_f16, Fp8, "E4M3FNUZ", f16);
-fp8_kernel!("gfx942", gemm_fp8_e5m2fnuz_f32, Bf8, "E5M2FNUZ", f32);
-fp8_kernel!("gfx942", gemm_fp8_e5m2fnuz_bf16, Bf8, "E5M2FNUZ", bf16);
-fp8_kernel!("gfx942", gemm_fp8_e5m2fnuz_f16, Bf8, "E5M2FNUZ", f16);
-fp8_kernel!("gfx950", gemm_fp8_e4m3fn_f32, Fp8, "E4M3FN", f32);
-fp8_kernel!("gfx950", gemm_fp8_e4m3fn_bf16, Fp8, "E4M3FN", bf16);
-fp8_kernel!("gfx950", gemm_fp8_e4m3fn_f16, Fp8, "E4M3FN", f16);
-fp8_kernel!("gfx950", gemm_fp8_e5m2_f32, Bf8, "E5M2", f32);
-fp8_kernel!("gfx950", gemm_fp8_e5m2_bf16, Bf8, "E5M2", bf16);
-fp8_kernel!("gfx950", gemm_fp8_e5m2_f16, Bf8, "E5M2", f16);
+fp8_kernel!(fnuz, gemm_fp8_e4m3fnuz_f32, Fp8, "E4M3FNUZ", f32);
+fp8_kernel!(fnuz, gemm_fp8_e4m3fnuz_bf16, Fp8, "E4M3FNUZ", bf16);
+fp8_kernel!(fnuz, gemm_fp8_e4m3fnuz_f16, Fp8, "E4M3FNUZ", f16);
+fp8_kernel!(fnuz, gemm_fp8_e5m2fnuz_f32, Bf8, "E5M2FNUZ", f32);
+fp8_kernel!(fnuz, gemm_fp8_e5m2fnuz_bf16, Bf8, "E5M2FNUZ", bf16);
+fp8_kernel!(fnuz, gemm_fp8_e5m2fnuz_f16, Bf8, "E5M2FNUZ", f16);
+fp8_kernel!(ocp, gemm_fp8_e4m3fn_f32, Fp8, "E4M3FN", f32);
+fp8_kernel!(ocp, gemm_fp8_e4m3fn_bf16, Fp8, "E4M3FN", bf16);
+fp8_kernel!(ocp, gemm_fp8_e4m3fn_f16, Fp8, "E4M3FN", f16);
+fp8_kernel!(ocp, gemm_fp8_e5m2_f32, Bf8, "E5M2", f32);
+fp8_kernel!(ocp, gemm_fp8_e5m2_bf16, Bf8, "E5M2", bf16);
+fp8_kernel!(ocp, gemm_fp8_e5m2_f16, Bf8, "E5M2", f16);

@@ -1,7 +1,7 @@
 //! The staging of the software-decoding GEMM kernels: codes of any FP8/FP6/FP4 format (named at
 //! run time), with or without E8M0 block scales, decoded by `iron_quant`'s decoders, scaled in
 //! f32 and rounded to bf16 into the 16-bit LDS layout ([`HALF_PITCH`] rows of 32 elements), so
-//! that the bf16 MFMA step reads them like any bf16 operand.
+//! that the bf16 matrix-instruction step reads them like any bf16 operand.
 //!
 //! Each work-item moves one unit of 16 consecutive-K codes per K tile (128 rows x 2 units): the
 //! global read is one access of 16, 12 or 8 bytes (FP8, FP6, FP4) when the unit lies inside the

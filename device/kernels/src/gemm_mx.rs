@@ -1,4 +1,4 @@
-//! GEMM over microscaled and byte-coded inputs on the matrix cores (CDNA):
+//! GEMM over microscaled and byte-coded inputs on the matrix cores (CDNA and RDNA):
 //! `C = alpha * A B + beta * C (+ bias)` with A `[M, K]` and B `[K, N]` given as codes of the
 //! OCP microscaling formats (MXFP8, MXFP6, MXFP4: blocks of 32 elements along K sharing an E8M0
 //! scale) or of plain FP8/FP6/FP4 formats without block scales.
@@ -13,16 +13,17 @@
 //!   {f32,bf16,f16}`: A and B in the named MX format, through
 //!   `v_mfma_scale_f32_16x16x128_f8f6f4` (each lane feeds one 32-element block and its scale;
 //!   products of scaled elements summed in f32). `k` must be a multiple of 32.
-//! - every CDNA gfx, software decoding: `gemm_decoded_{f32,bf16,f16}`: A and B each in any
+//! - every gfx, software decoding: `gemm_decoded_{f32,bf16,f16}`: A and B each in any
 //!   element format of [`FORMAT_E4M3FN`] .. [`FORMAT_E2M1`] (named in `flags`), each with or
 //!   without E8M0 block scales. Each element is decoded with `iron_quant`'s decoders, multiplied
 //!   by its block scale in f32 (exact, as `iron_quant` dequantizes) and rounded to bf16 into
-//!   LDS, then `v_mfma_f32_16x16x32_bf16` (gfx950) or `v_mfma_f32_16x16x16_bf16` (gfx90a,
-//!   gfx942) accumulate in f32. Every FP8/FP6/FP4 element times a power of two has at most 4
+//!   LDS, then the gfx's bf16 instruction accumulates in f32: `v_mfma_f32_16x16x32_bf16`
+//!   (gfx950), `v_mfma_f32_16x16x16_bf16` (gfx90a, gfx942), `v_wmma_f32_16x16x16_bf16`
+//!   (gfx1100, gfx1201). Every FP8/FP6/FP4 element times a power of two has at most 4
 //!   significant bits, so the bf16 value is exact unless it falls below bf16's normal range
 //!   (`2^-126`) or overflows; `k` must be a multiple of 32 for block-scaled or FP6/FP4 operands
-//!   (any `k` for unscaled FP8). This is how gfx90a and gfx942 run the MX formats, and how any
-//!   gfx runs FP8 formats its instructions do not read, or mixed pairs.
+//!   (any `k` for unscaled FP8). This is how every gfx but gfx950 runs the MX formats, and how
+//!   any gfx runs FP8 formats its instructions do not read, or mixed pairs.
 //!
 //! `flags`: [`crate::gemm::FLAG_BIAS`] (bit 2) adds `bias` (`n` f32) to every row; the decoding
 //! kernels also read A's format in bits 8..12 and B's in bits 12..16 ([`format_flags`]), and
@@ -35,7 +36,6 @@
 //! Launch: workgroups of exactly 256 work-items, a grid of `(ceil(n / 128), ceil(m / 128))`;
 //! dynamic LDS [`mx_lds_bytes`] (hardware kernels) or [`DECODED_LDS_BYTES`]. Buffers 16-byte
 //! aligned.
-#![cfg(any(not(target_arch = "amdgpu"), iron_matrix = "mfma"))]
 
 use crate::dtype::{bf16, f16};
 use iron_intrinsics::kernel;
@@ -82,7 +82,7 @@ pub const fn format_bits(format: u32) -> u32 {
 }
 
 /// Dynamic LDS of the decoding kernels: two buffers of A's and B's 128 x 32 bf16 tiles, rows
-/// padded to 80 bytes (72 on gfx90a and gfx942, which use less of it).
+/// padded to 80 bytes (72 on gfx90a, gfx942 and gfx1201 wave64, which use less of it).
 pub const DECODED_LDS_BYTES: u32 = 2 * 2 * 128 * 80;
 
 /// Dynamic LDS of a gfx950 MX kernel whose A and B codes have `bits` bits: two buffers of A's

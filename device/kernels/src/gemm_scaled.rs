@@ -4,7 +4,7 @@
 //! ([`MxOperand`]).
 
 use crate::gemm_stage::{CodeOperand, MxOperand, SCALES_PER_TILE};
-use crate::gemm_tile::{Accumulators, MFMA_TILE, Step, each_tile, per_repeat};
+use crate::gemm_tile::{Accumulators, MMA_TILE, Step, each_tile, per_col, per_row};
 use iron_intrinsics::id::lane_id;
 use iron_intrinsics::matrix::{ScaledMma, a_row, b_col, load_a, load_b, scale_block};
 
@@ -28,7 +28,7 @@ impl<I: ScaledMma, const CHUNKS_A: usize, const CHUNKS_B: usize> Step
         wave_col: u32,
     ) {
         const {
-            assert!(I::K == 32 * SCALES_PER_TILE && I::M == MFMA_TILE && I::N == MFMA_TILE);
+            assert!(I::K == 32 * SCALES_PER_TILE && I::M == MMA_TILE && I::N == MMA_TILE);
             assert!(CodeOperand::<CHUNKS_A, 16>::TILE_BYTES == I::K * I::A_BITS / 8);
             assert!(CodeOperand::<CHUNKS_B, 16>::TILE_BYTES == I::K * I::B_BITS / 8);
         };
@@ -40,8 +40,8 @@ impl<I: ScaledMma, const CHUNKS_A: usize, const CHUNKS_B: usize> Step
         let block = scale_block::<I>(lane);
         // SAFETY: every fragment and scale code lies in the staged buffers, as MxOperand wrote
         // them (rows of PITCH bytes, 16-byte aligned; scale codes after the rows).
-        let fa = per_repeat!(|t| unsafe {
-            let row = wave_row + t * MFMA_TILE;
+        let fa = per_row!(|t| unsafe {
+            let row = wave_row + t * MMA_TILE;
             let scale_at = MxOperand::<CHUNKS_A>::SCALES_AT
                 + (row + a_row::<I>(lane)) * SCALES_PER_TILE
                 + block;
@@ -51,8 +51,8 @@ impl<I: ScaledMma, const CHUNKS_A: usize, const CHUNKS_B: usize> Step
             )
         });
         // SAFETY: as above.
-        let fb = per_repeat!(|t| unsafe {
-            let col = wave_col + t * MFMA_TILE;
+        let fb = per_col!(|t| unsafe {
+            let col = wave_col + t * MMA_TILE;
             let scale_at = MxOperand::<CHUNKS_B>::SCALES_AT
                 + (col + b_col::<I>(lane)) * SCALES_PER_TILE
                 + block;

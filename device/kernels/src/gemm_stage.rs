@@ -12,8 +12,9 @@
 //! everything outside the matrix. A tile that lies wholly inside an aligned matrix (the
 //! workgroup decides, uniformly) takes a straight path of 16-byte loads without per-run checks.
 
-use crate::gemm::{BLOCK, THREADS};
+use crate::gemm::{BLOCK, Bf16Core, THREADS};
 use crate::gemm_tile::{Stage, thread};
+use iron_intrinsics::matrix::{Fragment, MatrixCore};
 
 /// Sixteen bytes read or written as one access.
 #[derive(Clone, Copy)]
@@ -27,16 +28,18 @@ pub struct Words8(pub [u32; 2]);
 
 /// Elements of a 16-bit operand's K tile.
 pub const HALF_TILE_K: u32 = 32;
-/// Bytes per LDS row of a staged 16-bit tile: 32 elements and padding that spreads the MFMA
-/// fragment reads over the LDS banks. gfx950's fragments are 16-byte reads (8 lanes at a time):
-/// rows 80 bytes (20 banks) apart put 8 consecutive rows on distinct banks. gfx90a's and
-/// gfx942's are 8-byte reads (16 lanes at a time): rows 72 bytes (18 banks) apart put 16 rows on
-/// distinct bank pairs; rows are then 8-byte aligned and written with 8-byte stores.
-#[cfg(iron_gfx = "gfx950")]
-pub const HALF_PITCH: u32 = HALF_TILE_K * 2 + 16;
-/// Bytes per LDS row of a staged 16-bit tile (see the gfx950 definition).
-#[cfg(not(iron_gfx = "gfx950"))]
-pub const HALF_PITCH: u32 = HALF_TILE_K * 2 + 8;
+/// Bytes of one lane's run of a 16-bit operand fragment of this gfx's instructions: 8 (gfx90a's
+/// and gfx942's MFMAs, gfx1201's wave64 WMMAs), 16 (gfx950, gfx1201 wave32) or 32 (gfx1100).
+const HALF_RUN_BYTES: u32 =
+    <<Bf16Core as MatrixCore>::A as Fragment>::BYTES / <Bf16Core as MatrixCore>::A_RUNS;
+
+/// Bytes per LDS row of a staged 16-bit tile: 32 elements and padding that spreads the fragment
+/// reads over the LDS banks. 16-byte runs are read 8 lanes at a time (32-byte runs as two 16-byte
+/// reads): rows 80 bytes (20 banks) apart put 8 consecutive rows on distinct banks, and keep rows
+/// 16-byte aligned as those reads need. 8-byte runs are read 16 lanes at a time: rows 72 bytes
+/// (18 banks) apart put 16 rows on distinct bank pairs; rows are then 8-byte aligned and written
+/// with 8-byte stores.
+pub const HALF_PITCH: u32 = HALF_TILE_K * 2 + if HALF_RUN_BYTES <= 8 { 8 } else { 16 };
 
 /// Writes 16 bytes to a staged 16-bit tile at `p`: one 16-byte store when [`HALF_PITCH`] keeps
 /// rows 16-byte aligned, else two 8-byte stores.
@@ -137,7 +140,8 @@ impl<const K_CONTIGUOUS: bool> HalfOperand<K_CONTIGUOUS> {
 
     /// Run `j` of this work-item in a tile: `(row in tile, k in tile)` of its first element.
     /// K-contiguous: 4 work-items cover a row's 32 elements. Rows-contiguous: 4 work-items cover
-    /// 32 rows of one k, 16 k per wave and run, so that LDS writes of a wave spread over banks.
+    /// 32 rows of one k, 16 k per group of 64 work-items (a wave64, or two wave32s) and run, so
+    /// that LDS writes of a wave spread over banks.
     #[inline(always)]
     fn run_position(&self, j: usize) -> (u32, u32) {
         let t = thread();
@@ -145,8 +149,8 @@ impl<const K_CONTIGUOUS: bool> HalfOperand<K_CONTIGUOUS> {
             let c = j as u32 * THREADS + t;
             (c / 4, (c % 4) * 8)
         } else {
-            let (wave, lane) = (t / 64, t % 64);
-            ((lane % 4 + 4 * wave) * 8, lane / 4 + 16 * j as u32)
+            let (group, member) = (t / 64, t % 64);
+            ((member % 4 + 4 * group) * 8, member / 4 + 16 * j as u32)
         }
     }
 }
@@ -213,7 +217,7 @@ impl<const K_CONTIGUOUS: bool> Stage for HalfOperand<K_CONTIGUOUS> {
 /// `CHUNKS` 16-byte chunks of a tile. LDS rows are padded by `PAD` bytes: 16 keeps them 16-byte
 /// aligned (16-byte fragment reads), 8 spreads 8-byte fragment reads over the banks (as
 /// [`HALF_PITCH`] does) and stores chunks as two 8-byte halves.
-#[cfg(any(iron_gfx = "gfx942", iron_gfx = "gfx950"))]
+#[cfg(any(iron_gfx = "gfx942", iron_gfx = "gfx950", iron_gfx = "gfx1201"))]
 pub struct CodeOperand<const CHUNKS: usize, const PAD: u32> {
     /// The first byte of row 0.
     pub base: *const u8,
@@ -225,7 +229,7 @@ pub struct CodeOperand<const CHUNKS: usize, const PAD: u32> {
     pub row0: u32,
 }
 
-#[cfg(any(iron_gfx = "gfx942", iron_gfx = "gfx950"))]
+#[cfg(any(iron_gfx = "gfx942", iron_gfx = "gfx950", iron_gfx = "gfx1201"))]
 impl<const CHUNKS: usize, const PAD: u32> CodeOperand<CHUNKS, PAD> {
     /// Bytes of one row's K tile.
     pub const TILE_BYTES: u32 = 32 * CHUNKS as u32;
@@ -282,7 +286,7 @@ impl<const CHUNKS: usize, const PAD: u32> CodeOperand<CHUNKS, PAD> {
     }
 }
 
-#[cfg(any(iron_gfx = "gfx942", iron_gfx = "gfx950"))]
+#[cfg(any(iron_gfx = "gfx942", iron_gfx = "gfx950", iron_gfx = "gfx1201"))]
 impl<const CHUNKS: usize, const PAD: u32> Stage for CodeOperand<CHUNKS, PAD> {
     const LDS_BYTES: u32 = BLOCK * Self::PITCH;
     type Held = [[u32; 4]; CHUNKS];
@@ -349,7 +353,7 @@ pub struct ScaleOperand {
     pub row0: u32,
 }
 
-/// Scale codes per row and K tile of the scaled MFMA kernels.
+/// Scale codes per row and K tile of gfx950's scaled MFMA kernels.
 #[cfg(iron_gfx = "gfx950")]
 pub const SCALES_PER_TILE: u32 = 4;
 

@@ -1,80 +1,124 @@
-//! The tiled matrix-core GEMM every GEMM kernel shares: a workgroup of 256 work-items (4 waves)
-//! computes a 128 x 128 tile of `C`, each wave a 64 x 64 quarter of it as 4 x 4 tiles of a
-//! 16 x 16 MFMA; the K dimension is walked in tiles staged through LDS, double-buffered.
+//! The tiled matrix-core GEMM every GEMM kernel shares: a workgroup of 256 work-items computes a
+//! 128 x 128 tile of `C`. Its waves form a grid of 2 rows: 4 waves of 64 lanes (CDNA, RDNA
+//! wave64) each take a 64 x 64 quarter, 8 waves of 32 lanes (RDNA wave32) each a 64 x 32 eighth,
+//! as [`REPEATS_M`] x [`REPEATS_N`] tiles of a 16 x 16 matrix instruction (MFMA or WMMA); the K
+//! dimension is walked in tiles staged through LDS, double-buffered.
 //!
 //! What varies per kernel is behind two traits: a [`Stage`] moves one operand's K tile from
 //! global memory into LDS (its 128 rows, K-contiguous, in the layout its [`Step`] reads), and a
-//! [`Step`] runs the MFMAs over one staged K tile. The main loop, [`gemm`], loads tile `t + 1`
-//! from global memory into registers, computes tile `t` from LDS meanwhile, then writes tile
-//! `t + 1` into the other LDS buffer; one barrier per tile separates the two uses of a buffer.
+//! [`Step`] runs the matrix instructions over one staged K tile. The main loop, [`gemm`], keeps
+//! global loads one tile ahead of LDS: at tile `t` it writes tile `t + 1` (loaded during tile
+//! `t - 1`) into the other LDS buffer, starts loading tile `t + 2` into registers, then computes
+//! tile `t` from LDS while those loads are in flight; one barrier per tile separates the two
+//! uses of a buffer. Writing before computing keeps the step's operand fragments out of the
+//! registers while a stage converts what it wrote (the decoding stages), and leaves nothing
+//! after the matrix instructions for the compiler to move them past.
 //!
 //! The epilogue ([`Output`]) writes `C = alpha * (A B) + beta * C + bias` for the elements inside
 //! `M x N`, reading `C` only when `beta != 0`.
 
 use crate::dtype::Float;
-use crate::gemm::{BLOCK, FLAG_BIAS};
+use crate::gemm::{BLOCK, FLAG_BIAS, THREADS};
 use iron_intrinsics::id::{lane_id, wave_id, workgroup_id_x, workgroup_id_y, workitem_id_x};
 use iron_intrinsics::lds;
 use iron_intrinsics::math::mul_add;
-use iron_intrinsics::matrix::{Accumulate, MatrixCore, d_col, d_row};
+use iron_intrinsics::matrix::{Accumulate, MatrixCore, d_col};
 use iron_intrinsics::sync::workgroup_barrier;
+use iron_intrinsics::target::WAVE;
 
-/// Runs `$body` for every MFMA tile `($tm, $tn)` of a wave tile (`REPEATS x REPEATS` = 4 x 4),
-/// written out with constant indices: the accumulators stay in registers (a loop LLVM does not
-/// unroll, or a closure it does not inline, would put them in scratch memory).
-macro_rules! each_tile {
-    (|$tm:ident, $tn:ident| $body:expr) => {
-        each_tile!(@ $tm $tn $body;
-            0 0, 0 1, 0 2, 0 3, 1 0, 1 1, 1 2, 1 3, 2 0, 2 1, 2 2, 2 3, 3 0, 3 1, 3 2, 3 3)
-    };
-    (@ $tm:ident $tn:ident $body:expr; $($i:literal $j:literal),*) => {{
-        const { assert!($crate::gemm_tile::REPEATS == 4) };
+/// Runs `$body` for every `($tm, $tn)` of a list of constant index pairs, each in its own block.
+macro_rules! for_pairs {
+    ($tm:ident $tn:ident $body:expr; $($i:literal $j:literal),*) => {{
         $({
             let ($tm, $tn): (usize, usize) = ($i, $j);
             $body;
         })*
     }};
 }
-#[cfg(iron_gfx = "gfx950")]
-pub(crate) use each_tile;
+pub(crate) use for_pairs;
 
-/// `[$value for $t in 0..4]` (one fragment per MFMA tile row or column, `$t: u32`), written out
-/// as [`each_tile`] is.
-macro_rules! per_repeat {
-    (|$t:ident| $value:expr) => {{
-        const { assert!($crate::gemm_tile::REPEATS == 4) };
-        [
-            {
-                let $t: u32 = 0;
-                $value
-            },
-            {
-                let $t: u32 = 1;
-                $value
-            },
-            {
-                let $t: u32 = 2;
-                $value
-            },
-            {
-                let $t: u32 = 3;
-                $value
-            },
-        ]
+/// Runs `$body` for every matrix-instruction tile `($tm, $tn)` of a wave tile
+/// (`REPEATS_M x REPEATS_N`), written out with constant indices: the accumulators stay in
+/// registers (a loop LLVM does not unroll, or a closure it does not inline, would put them in
+/// scratch memory).
+#[cfg(iron_wave = "64")]
+macro_rules! each_tile {
+    (|$tm:ident, $tn:ident| $body:expr) => {{
+        const { assert!($crate::gemm_tile::REPEATS_M == 4 && $crate::gemm_tile::REPEATS_N == 4) };
+        $crate::gemm_tile::for_pairs!($tm $tn $body;
+            0 0, 0 1, 0 2, 0 3, 1 0, 1 1, 1 2, 1 3, 2 0, 2 1, 2 2, 2 3, 3 0, 3 1, 3 2, 3 3)
+    }};
+}
+/// Runs `$body` for every matrix-instruction tile `($tm, $tn)` of a wave tile (see the wave64
+/// definition).
+#[cfg(iron_wave = "32")]
+macro_rules! each_tile {
+    (|$tm:ident, $tn:ident| $body:expr) => {{
+        const { assert!($crate::gemm_tile::REPEATS_M == 4 && $crate::gemm_tile::REPEATS_N == 2) };
+        $crate::gemm_tile::for_pairs!($tm $tn $body; 0 0, 0 1, 1 0, 1 1, 2 0, 2 1, 3 0, 3 1)
     }};
 }
 #[cfg(iron_gfx = "gfx950")]
-pub(crate) use per_repeat;
+pub(crate) use each_tile;
 
-/// Rows (and columns) of `C` per wave.
-const WAVE_TILE: u32 = 64;
-/// Rows (and columns) of one MFMA tile: every GEMM step uses a 16 x 16 instruction.
-pub const MFMA_TILE: u32 = 16;
-/// MFMA tiles per wave tile side.
-pub const REPEATS: usize = (WAVE_TILE / MFMA_TILE) as usize;
+/// `[$value for $t in $indices]` (`$t: u32`), written out as [`each_tile`] is.
+macro_rules! per_index {
+    (|$t:ident| $value:expr; $($i:literal),*) => {
+        [$({
+            let $t: u32 = $i;
+            $value
+        }),*]
+    };
+}
+pub(crate) use per_index;
 
-/// The accumulators of one wave: `REPEATS x REPEATS` MFMA tiles, `[row][column]`.
-pub type Accumulators<I> = [[<I as MatrixCore>::Acc; REPEATS]; REPEATS];
+/// `[$value for $t in 0..REPEATS_M]`: one fragment per tile row of a wave tile.
+macro_rules! per_row {
+    (|$t:ident| $value:expr) => {{
+        const { assert!($crate::gemm_tile::REPEATS_M == 4) };
+        $crate::gemm_tile::per_index!(|$t| $value; 0, 1, 2, 3)
+    }};
+}
+#[cfg(iron_gfx = "gfx950")]
+pub(crate) use per_row;
+
+/// `[$value for $t in 0..REPEATS_N]`: one fragment per tile column of a wave tile.
+#[cfg(iron_wave = "64")]
+macro_rules! per_col {
+    (|$t:ident| $value:expr) => {{
+        const { assert!($crate::gemm_tile::REPEATS_N == 4) };
+        $crate::gemm_tile::per_index!(|$t| $value; 0, 1, 2, 3)
+    }};
+}
+/// `[$value for $t in 0..REPEATS_N]` (see the wave64 definition).
+#[cfg(iron_wave = "32")]
+macro_rules! per_col {
+    (|$t:ident| $value:expr) => {{
+        const { assert!($crate::gemm_tile::REPEATS_N == 2) };
+        $crate::gemm_tile::per_index!(|$t| $value; 0, 1)
+    }};
+}
+#[cfg(iron_gfx = "gfx950")]
+pub(crate) use per_col;
+
+/// Waves per workgroup: 4 of 64 lanes or 8 of 32.
+const WAVES: u32 = THREADS / WAVE;
+/// Waves per row of the workgroup's wave grid (which has 2 rows).
+const WAVE_GRID_COLS: u32 = WAVES / 2;
+/// Rows of `C` per wave.
+const WAVE_ROWS: u32 = BLOCK / 2;
+/// Columns of `C` per wave.
+const WAVE_COLS: u32 = BLOCK / WAVE_GRID_COLS;
+/// Rows (and columns) of one matrix-instruction tile: every GEMM step uses a 16 x 16
+/// instruction.
+pub const MMA_TILE: u32 = 16;
+/// Matrix-instruction tiles per wave tile column (rows of tiles).
+pub const REPEATS_M: usize = (WAVE_ROWS / MMA_TILE) as usize;
+/// Matrix-instruction tiles per wave tile row (columns of tiles).
+pub const REPEATS_N: usize = (WAVE_COLS / MMA_TILE) as usize;
+
+/// The accumulators of one wave: `REPEATS_M x REPEATS_N` instruction tiles, `[row][column]`.
+pub type Accumulators<I> = [[<I as MatrixCore>::Acc; REPEATS_N]; REPEATS_M];
 
 /// This work-item's index in the workgroup (`0..THREADS`).
 #[inline(always)]
@@ -110,7 +154,7 @@ pub trait Stage {
     unsafe fn store(&self, held: Self::Held, lds: *mut u8);
 }
 
-/// The MFMAs over one staged K tile.
+/// The matrix instructions over one staged K tile.
 pub trait Step {
     /// The instruction (16 x 16).
     type Core: MatrixCore;
@@ -189,14 +233,14 @@ impl<O: Float> Output<O> {
     ) {
         let interior = row0 + BLOCK <= self.m && col0 + BLOCK <= self.n;
         each_tile!(|tm, tn| {
-            let row = row0 + wave_row + tm as u32 * MFMA_TILE;
-            let col = col0 + wave_col + tn as u32 * MFMA_TILE;
+            let row = row0 + wave_row + tm as u32 * MMA_TILE;
+            let col = col0 + wave_col + tn as u32 * MMA_TILE;
             // SAFETY: as the caller guarantees.
             unsafe { self.write_tile::<I>(acc[tm][tn], row, col, interior) }
         });
     }
 
-    /// Writes one MFMA tile's accumulator, whose tile starts at `(row, col)` of `C`; `interior`
+    /// Writes one instruction tile's accumulator, whose tile starts at `(row, col)` of `C`; `interior`
     /// when the whole block tile is inside `C` (no checks then).
     ///
     /// # Safety
@@ -215,7 +259,7 @@ impl<O: Float> Output<O> {
             0.0
         };
         for i in 0..<I::Acc as Accumulate>::LEN {
-            let row = row + d_row::<I>(lane, i as u32);
+            let row = row + I::d_row(lane, i as u32);
             if interior || row < self.m {
                 let at = row as usize * self.n as usize + col as usize;
                 let mut value = self.alpha * tile.element(i);
@@ -255,9 +299,12 @@ pub unsafe fn gemm<A: Stage, B: Stage, S: Step, O: Float>(
     // SAFETY: both buffers lie in the dynamic LDS the launch gives.
     let buffer = |t: u32| unsafe { lds.add(((t % 2) * stage_bytes) as usize) };
     let wave = wave_id();
-    let (wave_row, wave_col) = ((wave / 2) * WAVE_TILE, (wave % 2) * WAVE_TILE);
+    let (wave_row, wave_col) = (
+        (wave / WAVE_GRID_COLS) * WAVE_ROWS,
+        (wave % WAVE_GRID_COLS) * WAVE_COLS,
+    );
     let mut acc: Accumulators<S::Core> =
-        [[<<S::Core as MatrixCore>::Acc as Accumulate>::zero(); REPEATS]; REPEATS];
+        [[<<S::Core as MatrixCore>::Acc as Accumulate>::zero(); REPEATS_N]; REPEATS_M];
     if k_tiles > 0 {
         // SAFETY: as the caller guarantees; buffer 0 holds both operands' LDS bytes.
         unsafe {
@@ -265,11 +312,21 @@ pub unsafe fn gemm<A: Stage, B: Stage, S: Step, O: Float>(
             a.store(held_a, buffer(0));
             b.store(held_b, buffer(0).add(A::LDS_BYTES as usize));
         }
+        // SAFETY: as the caller guarantees.
+        let mut held = (k_tiles > 1).then(|| unsafe { (a.fetch(1), b.fetch(1)) });
         workgroup_barrier();
         for t in 0..k_tiles {
-            let next = t + 1 < k_tiles;
+            if let Some((held_a, held_b)) = held {
+                // SAFETY: the other buffer's last readers (tile t - 1) passed the barrier that
+                // ended their iteration.
+                unsafe {
+                    let staging = buffer(t + 1);
+                    a.store(held_a, staging);
+                    b.store(held_b, staging.add(A::LDS_BYTES as usize));
+                }
+            }
             // SAFETY: as the caller guarantees.
-            let held = next.then(|| unsafe { (a.fetch(t + 1), b.fetch(t + 1)) });
+            held = (t + 2 < k_tiles).then(|| unsafe { (a.fetch(t + 2), b.fetch(t + 2)) });
             // SAFETY: buffer t holds tile t, staged and published by the last barrier.
             unsafe {
                 let staged = buffer(t);
@@ -281,15 +338,6 @@ pub unsafe fn gemm<A: Stage, B: Stage, S: Step, O: Float>(
                     wave_col,
                 );
             }
-            if let Some((held_a, held_b)) = held {
-                // SAFETY: the other buffer's last readers (tile t - 1) passed the barrier
-                // that ended their iteration.
-                unsafe {
-                    let staging = buffer(t + 1);
-                    a.store(held_a, staging);
-                    b.store(held_b, staging.add(A::LDS_BYTES as usize));
-                }
-            }
             workgroup_barrier();
         }
     }
@@ -298,8 +346,8 @@ pub unsafe fn gemm<A: Stage, B: Stage, S: Step, O: Float>(
     unsafe { out.write::<S::Core>(&acc, row0, col0, wave_row, wave_col) };
 }
 
-/// The MFMAs of a plain (unscaled) 16 x 16 instruction `I` over a K tile of `TILE_K`
-/// elements staged with rows of `PITCH` bytes.
+/// The instructions of a plain (unscaled) 16 x 16 matrix instruction `I` over a K tile of
+/// `TILE_K` elements staged with rows of `PITCH` bytes.
 pub struct PlainStep<I, const PITCH: u32, const TILE_K: u32>(core::marker::PhantomData<I>);
 
 impl<I: iron_intrinsics::matrix::Mma, const PITCH: u32, const TILE_K: u32> Step
@@ -315,20 +363,28 @@ impl<I: iron_intrinsics::matrix::Mma, const PITCH: u32, const TILE_K: u32> Step
         wave_row: u32,
         wave_col: u32,
     ) {
-        use iron_intrinsics::matrix::{load_a, load_b};
-        const { assert!(TILE_K.is_multiple_of(I::K) && I::M == MFMA_TILE && I::N == MFMA_TILE) };
+        use iron_intrinsics::matrix::{Fragment, load_a, load_b, schedule_fence};
+        // Whether one K step's fragments take more than 32 registers (gfx11's WMMA fragments hold
+        // whole rows): then each step's fragments are loaded within the step, so that the
+        // compiler does not load every step's fragments at once or ahead of other work.
+        let fenced =
+            const { I::A::BYTES as usize * REPEATS_M + I::B::BYTES as usize * REPEATS_N > 128 };
+        const { assert!(TILE_K.is_multiple_of(I::K) && I::M == MMA_TILE && I::N == MMA_TILE) };
         for ks in 0..TILE_K / I::K {
+            if fenced {
+                schedule_fence();
+            }
             let a_offset = ks * I::K * I::A_BITS / 8;
             let b_offset = ks * I::K * I::B_BITS / 8;
             // SAFETY: every fragment lies in the staged tile (rows of PITCH bytes, 16-byte
             // aligned), as the stages wrote it.
-            let fa = per_repeat!(|t| unsafe {
-                let row = wave_row + t * MFMA_TILE;
+            let fa = per_row!(|t| unsafe {
+                let row = wave_row + t * MMA_TILE;
                 load_a::<I>(a.add((row * PITCH + a_offset) as usize), PITCH)
             });
             // SAFETY: as above.
-            let fb = per_repeat!(|t| unsafe {
-                let col = wave_col + t * MFMA_TILE;
+            let fb = per_col!(|t| unsafe {
+                let col = wave_col + t * MMA_TILE;
                 load_b::<I>(b.add((col * PITCH + b_offset) as usize), PITCH)
             });
             each_tile!(|tm, tn| acc[tm][tn] = I::mma(fa[tm], fb[tn], acc[tm][tn]));

@@ -19,14 +19,14 @@ pub mod elementwise;
 pub mod elementwise_float;
 pub mod gather;
 pub mod gemm;
-#[cfg(all(target_arch = "amdgpu", iron_matrix = "mfma"))]
+#[cfg(target_arch = "amdgpu")]
 mod gemm_decode;
 pub mod gemm_mx;
 #[cfg(all(target_arch = "amdgpu", iron_gfx = "gfx950"))]
 mod gemm_scaled;
-#[cfg(all(target_arch = "amdgpu", iron_matrix = "mfma"))]
+#[cfg(target_arch = "amdgpu")]
 mod gemm_stage;
-#[cfg(all(target_arch = "amdgpu", iron_matrix = "mfma"))]
+#[cfg(target_arch = "amdgpu")]
 mod gemm_tile;
 pub mod norm;
 pub mod qgemv;

@@ -1,5 +1,6 @@
 //! What can go wrong using the kernel library: finding and loading it, shapes that do not fit
-//! the buffers, sizes beyond the kernels' limits, and the device's own errors.
+//! the buffers, sizes beyond the kernels' limits, operations the gfx cannot run, and the
+//! device's own errors.
 
 use thiserror::Error;
 
@@ -56,9 +57,20 @@ pub enum LibraryError {
         /// What is wrong, e.g. `cols = 20 is not a multiple of the block length 32`.
         detail: String,
     },
+    /// An operation this library's gfx cannot run (its code object lacks the kernels, or the
+    /// hardware the operation needs).
+    #[error("{operation}: not available on {gfx}: {reason}")]
+    Unsupported {
+        /// The library operation, e.g. `gemm`.
+        operation: &'static str,
+        /// The gfx the library is built for, e.g. `gfx1030`.
+        gfx: String,
+        /// Why, and what to use instead, e.g. `the GEMM kernels need matrix cores (...)`.
+        reason: String,
+    },
     /// No bundle was found where the build writes it.
     #[error(
-        "no kernel library bundle at {tried}: build it with `cargo xtask build --gfx <LIST>`, or set IRON_ARTIFACTS to the build's output directory"
+        "no kernel library bundle at {tried}: build it with `cargo xtask build --gfx <gfx>` (e.g. gfx950), or set IRON_ARTIFACTS to the build's output directory (`$CARGO_TARGET_DIR/iron` when CARGO_TARGET_DIR is set, or its --out-dir)"
     )]
     BundleNotFound {
         /// The paths looked at, comma-separated.

@@ -1,21 +1,24 @@
 //! Matrix-core GEMM (`device/kernels/src/gemm.rs`, `gemm_mx.rs`): `C = alpha * A B + beta * C
-//! (+ bias)` with `C` row-major `[m, n]`, accumulated in f32, on CDNA (gfx90a, gfx942, gfx950).
+//! (+ bias)` with `C` row-major `[m, n]`, accumulated in f32, on CDNA's MFMA (gfx90a, gfx942,
+//! gfx950) and RDNA's WMMA (gfx1100, gfx1201, wave32 and wave64 builds alike). The API, the
+//! kernels' names and arguments, and the results are the same on every gfx; only the path a
+//! format takes differs:
 //!
-//! | method | A, B | layouts | gfx90a | gfx942 | gfx950 |
-//! | --- | --- | --- | --- | --- | --- |
-//! | [`Library::gemm`] | f16 or bf16 | either, per operand | 16x16x16 MFMA | 16x16x16 MFMA | 16x16x32 MFMA |
-//! | [`Library::gemm_fp8`] | FP8 codes + f32 scale per tensor | A row-major, B column-major | decoded | FNUZ: FP8 MFMA; OCP: decoded | OCP: FP8 MFMA; FNUZ: decoded |
-//! | [`Library::gemm_mx`] | MXFP8, MXFP6, MXFP4 ([`MxGemmFormat`]) | A `[m, k]`, B `[n, k]` | decoded | decoded | scaled MFMA (same format for A and B), else decoded |
+//! | method | A, B | layouts | gfx90a | gfx942 | gfx950 | gfx1100 | gfx1201 |
+//! | --- | --- | --- | --- | --- | --- | --- | --- |
+//! | [`Library::gemm`] | f16 or bf16 | either, per operand | 16x16x16 MFMA | 16x16x16 MFMA | 16x16x32 MFMA | 16x16x16 WMMA | 16x16x16 WMMA |
+//! | [`Library::gemm_fp8`] | FP8 codes + f32 scale per tensor | A row-major, B column-major | decoded | FNUZ: FP8 MFMA; OCP: decoded | OCP: FP8 MFMA; FNUZ: decoded | decoded | OCP: FP8 WMMA; FNUZ: decoded |
+//! | [`Library::gemm_mx`] | MXFP8, MXFP6, MXFP4 ([`MxGemmFormat`]) | A `[m, k]`, B `[n, k]` | decoded | decoded | scaled MFMA (same format for A and B), else decoded | decoded | decoded |
 //!
 //! "Decoded" is the portable path ([`GemmPath::Decoded`]): codes are decoded in software (with
-//! their block scales) into bf16 in LDS and multiplied by the bf16 MFMA; every FP8/FP6/FP4
-//! value times a power-of-two scale is exact in bf16 unless it falls below `2^-126`, so both
-//! paths compute the same products. [`Library::gemm_mx_decoded`] forces it on any gfx. The
-//! FP8 paths take the same FP8 encoding for A and B on the hardware path; mixed pairs decode.
+//! their block scales) into bf16 in LDS and multiplied by the gfx's bf16 matrix instruction;
+//! every FP8/FP6/FP4 value times a power-of-two scale is exact in bf16 unless it falls below
+//! `2^-126`, so both paths compute the same products. [`Library::gemm_mx_decoded`] forces it on
+//! any gfx. The FP8 paths take the same FP8 encoding for A and B on the hardware path; mixed
+//! pairs decode.
 //!
 //! On gfx90a the f16 and bf16 MFMAs (so [`Library::gemm`] and the decoded path) flush
-//! subnormal inputs and results to zero, as AMD documents for MI200; gfx942 and gfx950 keep
-//! them.
+//! subnormal inputs and results to zero, as AMD documents for MI200; the other gfx keep them.
 //!
 //! `C` may have any of the library's float types ([`Float`]). `beta = 0` does not read `C`.
 //! Scalars apply in this order, each rounded in f32: `alpha * acc`, `+ beta * C` (fused),
@@ -44,8 +47,8 @@
 //! `k * n`, `C` `m * n`, the bias `n`), the sizes against the kernels (`m`, `n` below 2^32 with
 //! at most 65535 row tiles of 128 and `256 * ceil(n / 128)` work-items in x below 2^32, `k` below
 //! `2^32 - 256`), and returns without launching when `m` or `n` is 0.
-//! Kernels are resolved at each call: a library built without the gfx's GEMM kernels (RDNA)
-//! is refused with a one-line error.
+//! Kernels are resolved at each call; a library built for a gfx without matrix cores is refused
+//! with [`LibraryError::Unsupported`].
 
 use iron_kernels::gemm::{
     self as kernels, BLOCK, FLAG_A_COL_MAJOR, FLAG_B_COL_MAJOR, FLAG_BIAS, FP8_LDS_BYTES,
@@ -124,13 +127,14 @@ pub struct Fp8Matrix<'a> {
 /// Which kernel family a GEMM runs on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum GemmPath {
-    /// The 16-bit MFMA kernels (`gemm_{bf16,f16}_*`).
+    /// The 16-bit matrix-instruction kernels (`gemm_{bf16,f16}_*`).
     Matrix16,
-    /// The FP8 MFMA kernels (`gemm_fp8_*`).
+    /// The FP8 matrix-instruction kernels (`gemm_fp8_*`: MFMA on gfx942 and gfx950, WMMA on
+    /// gfx1201).
     Fp8Hardware,
     /// gfx950's block-scaled MFMA kernels (`gemm_mx*`).
     MxHardware,
-    /// Software decoding into bf16 and the bf16 MFMA (`gemm_decoded_*`).
+    /// Software decoding into bf16 and the bf16 matrix instruction (`gemm_decoded_*`).
     Decoded,
 }
 
@@ -206,7 +210,7 @@ pub(crate) mod sealed {
         const F16: KernelDecl<HalfGemm<f16, Self>>;
         /// gfx942's `gemm_fp8_{e4m3fnuz,e5m2fnuz}_<o>`.
         const FP8_FNUZ: [KernelDecl<Fp8Gemm<Self>>; 2];
-        /// gfx950's `gemm_fp8_{e4m3fn,e5m2}_<o>`.
+        /// gfx950's and gfx1201's `gemm_fp8_{e4m3fn,e5m2}_<o>`.
         const FP8_OCP: [KernelDecl<Fp8Gemm<Self>>; 2];
         /// gfx950's `gemm_{mxfp8_e4m3,mxfp8_e5m2,mxfp6_e2m3,mxfp6_e3m2,mxfp4}_<o>`.
         const MX: [KernelDecl<CodedGemm<Self>>; 5];
@@ -284,6 +288,38 @@ enum MatrixGfx {
     Gfx90a,
     Gfx942,
     Gfx950,
+    Gfx1100,
+    Gfx1201,
+}
+
+impl MatrixGfx {
+    /// The matrix-core gfx of a code object's processor name, or the error refusing
+    /// `operation` on it.
+    fn of(processor: &str, operation: &'static str) -> Result<MatrixGfx, LibraryError> {
+        match processor {
+            "gfx90a" => Ok(MatrixGfx::Gfx90a),
+            "gfx942" => Ok(MatrixGfx::Gfx942),
+            "gfx950" => Ok(MatrixGfx::Gfx950),
+            "gfx1100" => Ok(MatrixGfx::Gfx1100),
+            "gfx1201" => Ok(MatrixGfx::Gfx1201),
+            other => Err(LibraryError::Unsupported {
+                operation,
+                gfx: other.to_owned(),
+                reason: "the GEMM kernels need matrix cores (MFMA: gfx90a, gfx942, gfx950; WMMA: \
+                         gfx1100, gfx1201): load a library built for one of them"
+                    .to_owned(),
+            }),
+        }
+    }
+
+    /// The FP8 encodings this gfx's FP8 matrix instructions read (none on gfx90a and gfx1100).
+    fn native_fp8(self) -> &'static [Fp8Format] {
+        match self {
+            MatrixGfx::Gfx90a | MatrixGfx::Gfx1100 => &[],
+            MatrixGfx::Gfx942 => &[Fp8Format::E4M3Fnuz, Fp8Format::E5M2Fnuz],
+            MatrixGfx::Gfx950 | MatrixGfx::Gfx1201 => &[Fp8Format::E4M3Fn, Fp8Format::E5M2],
+        }
+    }
 }
 
 /// The element format code of the decoding kernels for an FP8 format.
@@ -329,18 +365,7 @@ const MAX_K: u32 = u32::MAX - 256;
 impl Library {
     /// The matrix-core gfx this library's code object is for, or an error naming it.
     fn matrix_gfx(&self, operation: &'static str) -> Result<MatrixGfx, LibraryError> {
-        let target = &self.module().code_object().target().processor;
-        match target.as_str() {
-            "gfx90a" => Ok(MatrixGfx::Gfx90a),
-            "gfx942" => Ok(MatrixGfx::Gfx942),
-            "gfx950" => Ok(MatrixGfx::Gfx950),
-            other => Err(LibraryError::BadShape {
-                operation,
-                detail: format!(
-                    "the GEMM kernels need CDNA matrix cores (gfx90a, gfx942, gfx950); this library is built for {other}"
-                ),
-            }),
-        }
+        MatrixGfx::of(&self.module().code_object().target().processor, operation)
     }
 
     /// Checks a shape and the output and bias buffers; `None` when there is nothing to write.
@@ -474,11 +499,7 @@ impl Library {
 
     /// The path [`Library::gemm_fp8`] takes for these formats on this library's gfx.
     pub fn fp8_gemm_path(&self, a: Fp8Format, b: Fp8Format) -> Result<GemmPath, LibraryError> {
-        let native = match self.matrix_gfx("gemm_fp8")? {
-            MatrixGfx::Gfx90a => return Ok(GemmPath::Decoded),
-            MatrixGfx::Gfx942 => [Fp8Format::E4M3Fnuz, Fp8Format::E5M2Fnuz],
-            MatrixGfx::Gfx950 => [Fp8Format::E4M3Fn, Fp8Format::E5M2],
-        };
+        let native = self.matrix_gfx("gemm_fp8")?.native_fp8();
         Ok(if a == b && native.contains(&a) {
             GemmPath::Fp8Hardware
         } else {
@@ -530,8 +551,8 @@ impl Library {
         unsafe {
             if path == GemmPath::Fp8Hardware {
                 let decl = match gfx {
-                    MatrixGfx::Gfx950 => O::FP8_OCP[e5m2],
-                    _ => O::FP8_FNUZ[e5m2],
+                    MatrixGfx::Gfx942 => O::FP8_FNUZ[e5m2],
+                    _ => O::FP8_OCP[e5m2],
                 };
                 let buffers = [buffer_arg(a.codes), buffer_arg(b.codes)];
                 self.launch_gemm(
@@ -593,7 +614,7 @@ impl Library {
     }
 
     /// [`Library::gemm_mx`] on the portable path ([`GemmPath::Decoded`]) whatever the gfx: the
-    /// same products through software decoding and the bf16 MFMA.
+    /// same products through software decoding and the bf16 matrix instruction.
     pub fn gemm_mx_decoded<FA: MxGemmFormat, FB: MxGemmFormat, O: GemmOutput>(
         &self,
         stream: &Stream,
@@ -697,6 +718,31 @@ mod tests {
         );
         assert_eq!(MxFp6E2M3::BITS, 6);
         assert_eq!(MxFp4::FORMAT, FORMAT_E2M1);
+    }
+
+    #[test]
+    fn every_matrix_gfx_is_taken_and_others_are_refused_naming_the_fix() {
+        for (gfx, native) in [
+            ("gfx90a", 0),
+            ("gfx942", 2),
+            ("gfx950", 2),
+            ("gfx1100", 0),
+            ("gfx1201", 2),
+        ] {
+            let matrix = MatrixGfx::of(gfx, "gemm").unwrap();
+            assert_eq!(matrix.native_fp8().len(), native, "{gfx}");
+        }
+        assert_eq!(
+            MatrixGfx::Gfx1201.native_fp8(),
+            [Fp8Format::E4M3Fn, Fp8Format::E5M2]
+        );
+        let err = MatrixGfx::of("gfx1030", "gemm_fp8").unwrap_err();
+        assert!(matches!(err, LibraryError::Unsupported { .. }), "{err}");
+        assert_eq!(
+            err.to_string(),
+            "gemm_fp8: not available on gfx1030: the GEMM kernels need matrix cores (MFMA: gfx90a, \
+             gfx942, gfx950; WMMA: gfx1100, gfx1201): load a library built for one of them"
+        );
     }
 
     #[test]

@@ -1,8 +1,9 @@
-//! MFMA fragment probes: one single-wave kernel per matrix-core instruction type of
-//! `iron_intrinsics::matrix`, each computing one tile `D = A B` through `load_a`, `load_b`, the
-//! instruction and `store_d`. A test fixture, not a library: `cargo xtask test` builds it for
-//! gfx90a, gfx942 and gfx950 and `tests/tests/emu_matrix_fragments.rs` runs every kernel on the
-//! emulator against an f64 matmul, which checks the documented lane layouts end to end.
+//! Matrix-core fragment probes: one single-wave kernel per matrix-core instruction type of
+//! `iron_intrinsics::matrix` (CDNA's MFMAs, RDNA's WMMAs), each computing one tile `D = A B`
+//! through `load_a`, `load_b`, the instruction and `store_d`. A test fixture, not a library:
+//! `cargo xtask test` builds it for the emulated targets and `tests/tests/emu_matrix_fragments.rs`
+//! runs every kernel on the emulator against an f64 matmul, which checks the documented lane
+//! layouts end to end.
 //!
 //! Every kernel takes its tiles K-contiguous and dense: A `M x K` as rows of `K` codes, B `K x N`
 //! as columns of `K` codes (leading dimension `K * bits / 8` bytes), D `M x N` f32 row-major. The
@@ -15,7 +16,7 @@ use iron_intrinsics::kernel;
 #[cfg(target_arch = "amdgpu")]
 use iron_intrinsics::matrix::*;
 
-/// One plain MFMA of `I` on dense K-contiguous tiles, stored to a dense row-major D.
+/// One plain matrix instruction `I` on dense K-contiguous tiles, stored to a dense row-major D.
 ///
 /// # Safety
 /// `a`, `b` and `d` must hold whole tiles of `I`'s shape, 16-byte aligned.
@@ -145,4 +146,20 @@ probe_scaled!(
 probe_scaled!(
     /// `v_mfma_scale_f32_32x32x64_f8f6f4`: FP8 E4M3 A and B, 32x64 and 64x32 (gfx950).
     s32x32x64fp8fp8, MfmaScaleF32_32x32x64F8F6F4<Fp8E4M3, Fp8E4M3>
+);
+probe!(
+    /// `v_wmma_f32_16x16x16_f16`: f16 A 16x16, B 16x16 (gfx1100, gfx1201, either wave size).
+    w16x16x16f16, iron_matrix = "wmma", WmmaF32_16x16x16F16
+);
+probe!(
+    /// `v_wmma_f32_16x16x16_bf16`: bf16 A 16x16, B 16x16 (gfx1100, gfx1201, either wave size).
+    w16x16x16bf16, iron_matrix = "wmma", WmmaF32_16x16x16Bf16
+);
+probe!(
+    /// `v_wmma_f32_16x16x16_fp8_fp8`: OCP E4M3 A and B, 16x16 (gfx1201).
+    w16x16x16fp8fp8, iron_gfx = "gfx1201", WmmaF32_16x16x16F8<Fp8, Fp8>
+);
+probe!(
+    /// `v_wmma_f32_16x16x16_bf8_fp8`: OCP E5M2 A, E4M3 B, 16x16 (gfx1201).
+    w16x16x16bf8fp8, iron_gfx = "gfx1201", WmmaF32_16x16x16F8<Bf8, Fp8>
 );

@@ -23,6 +23,7 @@ macro_rules! half_mfma {
             type A = $fragment<$per_lane>;
             type B = $fragment<$per_lane>;
             type Acc = Accumulator<$acc>;
+            super::mfma_layout_fns!();
         }
 
         #[$cfg]

@@ -1,6 +1,9 @@
 //! The LLVM matrix-core intrinsics, each declared for the gfx that has its instruction (any other
 //! gfx fails the whole build with "Cannot select").
 //!
+//! The WMMAs take no controls; their operand vectors depend on the gfx and the wave size
+//! ([`WmmaHalf`], [`WmmaBf16`], [`WmmaCodes`], [`WmmaAcc`]).
+//!
 //! The trailing `i32` operands of the plain MFMAs are the broadcast controls `cbsz`, `abid` and
 //! `blgp` (Iron passes 0: no broadcast). The scaled MFMAs take `cbsz` and `blgp` as the A and B
 //! element formats (0 FP8 E4M3, 1 FP8 E5M2, 2 FP6 E2M3, 3 FP6 E3M2, 4 FP4 E2M1), then per operand
@@ -10,12 +13,15 @@
 use super::vector::Vector;
 
 /// `<4 x float>`.
+#[cfg(iron_matrix = "mfma")]
 type F32x4 = Vector<f32, 4>;
 /// `<16 x float>`.
+#[cfg(iron_matrix = "mfma")]
 type F32x16 = Vector<f32, 16>;
 
 // The lint cannot see that LLVM intrinsics take vectors by value: `repr(simd)` types are what
 // they are declared with.
+#[cfg(iron_matrix = "mfma")]
 #[allow(improper_ctypes)]
 unsafe extern "unadjusted" {
     /// `v_mfma_f32_16x16x16_f16`.
@@ -183,3 +189,59 @@ scaled_mfma!(F32x16;
     mfma_scale_32x32x64_4_6(4, 6) = "llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v4i32.v6i32",
     mfma_scale_32x32x64_4_4(4, 4) = "llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v4i32.v4i32",
 );
+
+/// The f16 A and B operand of the 16-bit WMMAs: 16 elements per lane on gfx11 (both wave sizes),
+/// `256 / WAVE` on gfx12.
+#[cfg(iron_gfx = "gfx1100")]
+pub type WmmaHalf = Vector<f16, 16>;
+/// The f16 A and B operand of the 16-bit WMMAs (see the gfx1100 definition).
+#[cfg(iron_gfx = "gfx1201")]
+pub type WmmaHalf = Vector<f16, { WMMA_SPREAD }>;
+/// The bf16 A and B operand of the 16-bit WMMAs, as bit patterns: as [`WmmaHalf`].
+#[cfg(iron_gfx = "gfx1100")]
+pub type WmmaBf16 = Vector<i16, 16>;
+/// The bf16 A and B operand of the 16-bit WMMAs (see the gfx1100 definition).
+#[cfg(iron_gfx = "gfx1201")]
+pub type WmmaBf16 = Vector<i16, { WMMA_SPREAD }>;
+/// The f32 C and D operand of every WMMA: `256 / WAVE` elements per lane.
+#[cfg(iron_matrix = "wmma")]
+pub type WmmaAcc = Vector<f32, { WMMA_SPREAD }>;
+/// The FP8 A and B operand of gfx1201's FP8 WMMAs: 8 codes per lane (`<2 x i32>`) in wave32.
+#[cfg(all(iron_gfx = "gfx1201", iron_wave = "32"))]
+pub type WmmaCodes = Vector<i32, 2>;
+/// The FP8 A and B operand of gfx1201's FP8 WMMAs: 4 codes per lane (`i32`) in wave64.
+#[cfg(all(iron_gfx = "gfx1201", iron_wave = "64"))]
+pub type WmmaCodes = i32;
+
+/// Elements per lane of a 16 x 16 operand spread over the wave without copies: C and D of every
+/// WMMA, and A and B of gfx12's 16x16x16 ones (8 in wave32, 4 in wave64).
+#[cfg(iron_matrix = "wmma")]
+pub const WMMA_SPREAD: usize = (256 / crate::target::WAVE) as usize;
+
+#[cfg(iron_matrix = "wmma")]
+#[allow(improper_ctypes)]
+unsafe extern "unadjusted" {
+    /// `v_wmma_f32_16x16x16_f16`.
+    #[link_name = "llvm.amdgcn.wmma.f32.16x16x16.f16"]
+    pub fn wmma_f32_16x16x16_f16(a: WmmaHalf, b: WmmaHalf, c: WmmaAcc) -> WmmaAcc;
+    /// `v_wmma_f32_16x16x16_bf16`.
+    #[link_name = "llvm.amdgcn.wmma.f32.16x16x16.bf16"]
+    pub fn wmma_f32_16x16x16_bf16(a: WmmaBf16, b: WmmaBf16, c: WmmaAcc) -> WmmaAcc;
+}
+
+#[cfg(iron_gfx = "gfx1201")]
+#[allow(improper_ctypes)]
+unsafe extern "unadjusted" {
+    /// `v_wmma_f32_16x16x16_fp8_fp8` (gfx1201, OCP E4M3 A and B).
+    #[link_name = "llvm.amdgcn.wmma.f32.16x16x16.fp8.fp8"]
+    pub fn wmma_f32_16x16x16_fp8_fp8(a: WmmaCodes, b: WmmaCodes, c: WmmaAcc) -> WmmaAcc;
+    /// `v_wmma_f32_16x16x16_fp8_bf8` (gfx1201, E4M3 A, E5M2 B).
+    #[link_name = "llvm.amdgcn.wmma.f32.16x16x16.fp8.bf8"]
+    pub fn wmma_f32_16x16x16_fp8_bf8(a: WmmaCodes, b: WmmaCodes, c: WmmaAcc) -> WmmaAcc;
+    /// `v_wmma_f32_16x16x16_bf8_fp8` (gfx1201, E5M2 A, E4M3 B).
+    #[link_name = "llvm.amdgcn.wmma.f32.16x16x16.bf8.fp8"]
+    pub fn wmma_f32_16x16x16_bf8_fp8(a: WmmaCodes, b: WmmaCodes, c: WmmaAcc) -> WmmaAcc;
+    /// `v_wmma_f32_16x16x16_bf8_bf8` (gfx1201, OCP E5M2 A and B).
+    #[link_name = "llvm.amdgcn.wmma.f32.16x16x16.bf8.bf8"]
+    pub fn wmma_f32_16x16x16_bf8_bf8(a: WmmaCodes, b: WmmaCodes, c: WmmaAcc) -> WmmaAcc;
+}

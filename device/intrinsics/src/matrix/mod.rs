@@ -1,12 +1,13 @@
-//! Matrix cores (CDNA's MFMA): one instruction computes `D = A B + C` for a small tile on a
-//! whole wave, each lane holding a fragment of every operand.
+//! Matrix cores: one instruction computes `D = A B + C` for a small tile on a whole wave, each
+//! lane holding a fragment of every operand. CDNA's are the MFMAs (wave64), RDNA's the WMMAs
+//! (16x16x16, wave32 or wave64).
 //!
 //! Every instruction is a type implementing [`MatrixCore`] (its shape, its operand fragment
 //! types and its lane layout) and [`Mma`] (plain: `mma(a, b, c) -> d`) or [`ScaledMma`] (with
 //! per-lane E8M0 block scales). The free functions move fragments between memory (global or
 //! LDS) and registers in the instruction's layout: [`load_a`], [`load_b`], [`store_d`], and
-//! [`a_row`], [`b_col`], [`a_k`], [`b_k`], [`d_row`], [`d_col`], [`scale_block`] say where each
-//! lane's elements are.
+//! [`a_row`], [`b_col`], [`d_col`], [`scale_block`] with [`MatrixCore::a_k`],
+//! [`MatrixCore::b_k`] and [`MatrixCore::d_row`] say where each lane's elements are.
 //!
 //! | type | instruction | A, B per lane | gfx |
 //! | --- | --- | --- | --- |
@@ -18,13 +19,15 @@
 //! | `MfmaF32_32x32x16F8<A, B>` | `v_mfma_f32_32x32x16_{fp8,bf8}_{fp8,bf8}` | 8 FP8 codes | gfx942 (FNUZ), gfx950 (OCP) |
 //! | `MfmaScaleF32_16x16x128F8F6F4<A, B>` | `v_mfma_scale_f32_16x16x128_f8f6f4` | 32 FP8/FP6/FP4 codes + scale | gfx950 |
 //! | `MfmaScaleF32_32x32x64F8F6F4<A, B>` | `v_mfma_scale_f32_32x32x64_f8f6f4` | 32 FP8/FP6/FP4 codes + scale | gfx950 |
+//! | `WmmaF32_16x16x16F16`, `WmmaF32_16x16x16Bf16` | `v_wmma_f32_16x16x16_{f16,bf16}` | gfx11: 16, gfx12: 256 / wave x 16-bit | gfx1100, gfx1201 (wave32, wave64) |
+//! | `WmmaF32_16x16x16F8<A, B>` | `v_wmma_f32_16x16x16_{fp8,bf8}_{fp8,bf8}` | 256 / wave OCP FP8 codes | gfx1201 (wave32, wave64) |
 //!
 //! Types that a gfx lacks do not exist in its build (the instruction would fail the whole build
-//! with "Cannot select"); the module itself exists on CDNA only (`iron_matrix = "mfma"`), where
-//! waves have 64 lanes.
+//! with "Cannot select"): the MFMAs exist on CDNA (`iron_matrix = "mfma"`, wave64), the WMMAs on
+//! RDNA (`iron_matrix = "wmma"`, in the build's wave size).
 //!
-//! # Lane layouts
-//! Every instruction here has `M = N` and the same structure. With `G = 64 / M` groups of lanes
+//! # MFMA lane layouts
+//! Every MFMA here has `M = N` and the same structure. With `G = 64 / M` groups of lanes
 //! and `E = K / G` elements per lane (each lane's elements along K), in one run:
 //! - A (`M x K`): lane `l` holds `A[l % M][E * (l / M) + i]` for `i = 0..E`;
 //! - B (`K x N`): lane `l` holds `B[E * (l / N) + i][l % N]` for `i = 0..E`;
@@ -49,21 +52,42 @@
 //! its gfx950 MX MFMA tests for the scaled shapes (FP8 in two runs, FP6/FP4 in one, scales by
 //! lane group); LLVM's and IREE's MFMA layout tables for gfx950's 16-bit shapes.
 //!
+//! # WMMA lane layouts
+//! Every WMMA is 16x16x16; lane `l` holds row `l % 16` of A and column `l % 16` of B and of D,
+//! its operand elements one run consecutive along K. With `g = l / 16` its lane group:
+//! - gfx11 (wave32 and wave64): every lane group holds the whole row of A (column of B),
+//!   `k = 0..16`; element `i` of D is row `(wave / 16) * i + g` (wave32 `2i + g`, wave64
+//!   `4i + g`).
+//! - gfx12 wave32: lane group `g` holds `k = 8g .. 8g + 8`; element `i` of D is row `8g + i`.
+//! - gfx12 wave64: lanes `32..64` hold the second half of what wave32's lanes `0..32` hold: lane
+//!   group `g` holds `k = 8 (g % 2) + 4 (g / 2) ..` (4 elements) and rows
+//!   `8 (g % 2) + 4 (g / 2) + i` of D.
+//!
+//! Sources: AMD's Matrix Instruction Calculator (RDNA3) for gfx11; Composable Kernel's and
+//! Triton's gfx12 WMMA layouts for gfx12.
+//!
 //! In memory the loads take "K-contiguous" tiles: A as rows of K (`A[r][k]` at byte
 //! `r * ld + k * bits / 8`), B as columns of K (`B[k][c]` at byte `c * ld + k * bits / 8`), so a
-//! lane's run is one access of 8, 16, 24 or 32 bytes. Packed codes follow `iron_quant::pack`
+//! lane's run is one access of 4 to 32 bytes. Packed codes follow `iron_quant::pack`
 //! (element `i` of a run in bits `b * i .. b * (i + 1)`), which is also the order the
 //! instructions read.
 
+#[cfg(any(iron_gfx = "gfx942", iron_gfx = "gfx950", iron_gfx = "gfx1201"))]
 mod fp8;
+#[cfg(iron_matrix = "mfma")]
 mod half;
 mod llvm;
 #[cfg(iron_gfx = "gfx950")]
 mod scaled;
 mod vector;
+#[cfg(iron_matrix = "wmma")]
+mod wmma;
 
+#[cfg(any(iron_gfx = "gfx942", iron_gfx = "gfx950", iron_gfx = "gfx1201"))]
+pub use fp8::{Bf8, F8Kind, Fp8};
 #[cfg(any(iron_gfx = "gfx942", iron_gfx = "gfx950"))]
-pub use fp8::{Bf8, F8Kind, Fp8, MfmaF32_16x16x32F8, MfmaF32_32x32x16F8};
+pub use fp8::{MfmaF32_16x16x32F8, MfmaF32_32x32x16F8};
+#[cfg(iron_matrix = "mfma")]
 pub use half::{
     MfmaF32_16x16x16Bf16, MfmaF32_16x16x16F16, MfmaF32_32x32x8Bf16, MfmaF32_32x32x8F16,
 };
@@ -77,11 +101,12 @@ pub use scaled::{
     MfmaScaleF32_32x32x64F8F6F4, PaddedWords, ScaledFormat,
 };
 pub use vector::{Accumulator, Bf16Fragment, CodeFragment, F16Fragment, Fragment};
+#[cfg(iron_gfx = "gfx1201")]
+pub use wmma::WmmaF32_16x16x16F8;
+#[cfg(iron_matrix = "wmma")]
+pub use wmma::{WmmaF32_16x16x16Bf16, WmmaF32_16x16x16F16};
 
 use crate::id::lane_id;
-
-/// Lanes per wave on CDNA, the only family with MFMA.
-const LANES: u32 = 64;
 
 /// An f32 accumulator fragment (C and D operands).
 pub trait Accumulate: Copy {
@@ -89,7 +114,7 @@ pub trait Accumulate: Copy {
     const LEN: usize;
     /// All elements zero.
     fn zero() -> Self;
-    /// Element `i` (`i < LEN`), in layout order ([`d_row`]).
+    /// Element `i` (`i < LEN`), in layout order ([`MatrixCore::d_row`]).
     fn element(self, i: usize) -> f32;
 }
 
@@ -105,8 +130,8 @@ impl<const N: usize> Accumulate for Accumulator<N> {
     }
 }
 
-/// A matrix-core instruction: its tile shape, its operands' fragment types and (through the
-/// functions of this module) its lane layout.
+/// A matrix-core instruction: its tile shape, its operands' fragment types and its lane layout
+/// (with the functions of this module).
 pub trait MatrixCore {
     /// Rows of A and D.
     const M: u32;
@@ -128,6 +153,15 @@ pub trait MatrixCore {
     type B: Fragment;
     /// A lane's fragment of C and D.
     type Acc: Accumulate;
+
+    /// The K index of the first element of run `run` of lane `lane`'s A elements (a run is
+    /// `A::BYTES / A_RUNS` bytes).
+    fn a_k(lane: u32, run: u32) -> u32;
+    /// The K index of the first element of run `run` of lane `lane`'s B elements.
+    fn b_k(lane: u32, run: u32) -> u32;
+    /// The row of D that element `i` of lane `lane`'s accumulator is in (its column is
+    /// [`d_col`]).
+    fn d_row(lane: u32, i: u32) -> u32;
 }
 
 /// A plain matrix-core instruction.
@@ -144,10 +178,70 @@ pub trait ScaledMma: MatrixCore {
     fn mma(a: Self::A, b: Self::B, c: Self::Acc, a_scale: u8, b_scale: u8) -> Self::Acc;
 }
 
-/// Elements of A (and of B) each lane holds: `K * M / 64`.
+/// The MFMA lane layout (module docs), shared by every CDNA instruction.
+#[cfg(iron_matrix = "mfma")]
+mod mfma_layout {
+    use super::MatrixCore;
+
+    /// Lanes per wave on CDNA.
+    const LANES: u32 = 64;
+
+    /// Elements of A (and of B) each lane holds: `K * M / 64`.
+    #[inline(always)]
+    const fn elements_per_lane<I: MatrixCore>() -> u32 {
+        I::K * I::M / LANES
+    }
+
+    /// [`MatrixCore::a_k`] of an MFMA.
+    #[inline(always)]
+    pub fn a_k<I: MatrixCore>(lane: u32, run: u32) -> u32 {
+        run * (I::K / I::A_RUNS) + elements_per_lane::<I>() / I::A_RUNS * (lane / I::M)
+    }
+
+    /// [`MatrixCore::b_k`] of an MFMA.
+    #[inline(always)]
+    pub fn b_k<I: MatrixCore>(lane: u32, run: u32) -> u32 {
+        run * (I::K / I::B_RUNS) + elements_per_lane::<I>() / I::B_RUNS * (lane / I::N)
+    }
+
+    /// [`MatrixCore::d_row`] of an MFMA.
+    #[inline(always)]
+    pub fn d_row<I: MatrixCore>(lane: u32, i: u32) -> u32 {
+        let groups = LANES / I::N;
+        4 * groups * (i / 4) + 4 * (lane / I::N) + i % 4
+    }
+}
+
+/// Implements the MFMA lane layout's functions of [`MatrixCore`] (inside an `impl`).
+#[cfg(iron_matrix = "mfma")]
+macro_rules! mfma_layout_fns {
+    () => {
+        #[inline(always)]
+        fn a_k(lane: u32, run: u32) -> u32 {
+            super::mfma_layout::a_k::<Self>(lane, run)
+        }
+        #[inline(always)]
+        fn b_k(lane: u32, run: u32) -> u32 {
+            super::mfma_layout::b_k::<Self>(lane, run)
+        }
+        #[inline(always)]
+        fn d_row(lane: u32, i: u32) -> u32 {
+            super::mfma_layout::d_row::<Self>(lane, i)
+        }
+    };
+}
+#[cfg(iron_matrix = "mfma")]
+use mfma_layout_fns;
+
+/// Keeps the compiler from moving memory accesses (and the instruction scheduler from moving
+/// any instruction) across this point. Between groups of matrix instructions it bounds how many
+/// operand fragments are loaded ahead (and so live in registers) at once. Emits no instruction.
+/// Wave-wide.
 #[inline(always)]
-pub const fn elements_per_lane<I: MatrixCore>() -> u32 {
-    I::K * I::M / LANES
+pub fn schedule_fence() {
+    core::sync::atomic::compiler_fence(core::sync::atomic::Ordering::SeqCst);
+    // SAFETY: a scheduling hint; it emits no instruction.
+    unsafe { core::arch::amdgpu::sched_barrier::<0>() }
 }
 
 /// The row of A whose elements lane `lane` holds.
@@ -162,30 +256,10 @@ pub fn b_col<I: MatrixCore>(lane: u32) -> u32 {
     lane % I::N
 }
 
-/// The K index of the first element of run `run` of lane `lane`'s A elements (a run has
-/// `elements_per_lane / A_RUNS` elements).
-#[inline(always)]
-pub fn a_k<I: MatrixCore>(lane: u32, run: u32) -> u32 {
-    run * (I::K / I::A_RUNS) + elements_per_lane::<I>() / I::A_RUNS * (lane / I::M)
-}
-
-/// The K index of the first element of run `run` of lane `lane`'s B elements.
-#[inline(always)]
-pub fn b_k<I: MatrixCore>(lane: u32, run: u32) -> u32 {
-    run * (I::K / I::B_RUNS) + elements_per_lane::<I>() / I::B_RUNS * (lane / I::N)
-}
-
 /// The block of 32 K elements whose scale lane `lane` supplies (scaled instructions).
 #[inline(always)]
 pub fn scale_block<I: ScaledMma>(lane: u32) -> u32 {
     lane / I::M
-}
-
-/// The row of D that element `i` of lane `lane`'s accumulator is in.
-#[inline(always)]
-pub fn d_row<I: MatrixCore>(lane: u32, i: u32) -> u32 {
-    let groups = LANES / I::N;
-    4 * groups * (i / 4) + 4 * (lane / I::N) + i % 4
 }
 
 /// The column of D that lane `lane`'s accumulator elements are in.
@@ -203,7 +277,7 @@ pub fn d_col<I: MatrixCore>(lane: u32) -> u32 {
 #[inline(always)]
 pub unsafe fn load_a<I: MatrixCore>(tile: *const u8, ld: u32) -> I::A {
     let lane = lane_id();
-    let offset = a_row::<I>(lane) * ld + a_k::<I>(lane, 0) * I::A_BITS / 8;
+    let offset = a_row::<I>(lane) * ld + I::a_k(lane, 0) * I::A_BITS / 8;
     let stride = I::K / I::A_RUNS * I::A_BITS / 8;
     // SAFETY: the runs lie in the tile, aligned, as the caller guarantees.
     unsafe { I::A::read(tile.add(offset as usize), I::A_RUNS, stride) }
@@ -217,7 +291,7 @@ pub unsafe fn load_a<I: MatrixCore>(tile: *const u8, ld: u32) -> I::A {
 #[inline(always)]
 pub unsafe fn load_b<I: MatrixCore>(tile: *const u8, ld: u32) -> I::B {
     let lane = lane_id();
-    let offset = b_col::<I>(lane) * ld + b_k::<I>(lane, 0) * I::B_BITS / 8;
+    let offset = b_col::<I>(lane) * ld + I::b_k(lane, 0) * I::B_BITS / 8;
     let stride = I::K / I::B_RUNS * I::B_BITS / 8;
     // SAFETY: the runs lie in the tile, aligned, as the caller guarantees.
     unsafe { I::B::read(tile.add(offset as usize), I::B_RUNS, stride) }
@@ -232,7 +306,7 @@ pub unsafe fn load_b<I: MatrixCore>(tile: *const u8, ld: u32) -> I::B {
 pub unsafe fn store_d<I: MatrixCore>(acc: I::Acc, d: *mut f32, ld: u32) {
     let lane = lane_id();
     for i in 0..<I::Acc as Accumulate>::LEN as u32 {
-        let at = d_row::<I>(lane, i) * ld + d_col::<I>(lane);
+        let at = I::d_row(lane, i) * ld + d_col::<I>(lane);
         // SAFETY: inside the tile, as the caller guarantees.
         unsafe { *d.add(at as usize) = acc.element(i as usize) };
     }

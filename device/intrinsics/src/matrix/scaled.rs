@@ -118,6 +118,7 @@ impl<A: ScaledFormat, B: ScaledFormat> MatrixCore for MfmaScaleF32_16x16x128F8F6
     type A = A::Fragment;
     type B = B::Fragment;
     type Acc = Accumulator<4>;
+    super::mfma_layout_fns!();
 }
 
 impl<A: ScaledFormat, B: ScaledFormat> ScaledMma for MfmaScaleF32_16x16x128F8F6F4<A, B> {
@@ -161,6 +162,7 @@ impl<A: ScaledFormat, B: ScaledFormat> MatrixCore for MfmaScaleF32_32x32x64F8F6F
     type A = A::Fragment;
     type B = B::Fragment;
     type Acc = Accumulator<16>;
+    super::mfma_layout_fns!();
 }
 
 impl<A: ScaledFormat, B: ScaledFormat> ScaledMma for MfmaScaleF32_32x32x64F8F6F4<A, B> {

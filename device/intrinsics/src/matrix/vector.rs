@@ -31,6 +31,16 @@ struct Words2([u32; 2]);
 #[repr(C, align(16))]
 struct Words4([u32; 4]);
 
+/// The 4 bytes at `p`.
+///
+/// # Safety
+/// `p` must be readable for 4 bytes and 4-byte aligned.
+#[inline(always)]
+unsafe fn read4(p: *const u8) -> u32 {
+    // SAFETY: as the caller guarantees.
+    unsafe { *(p as *const u32) }
+}
+
 /// The 8 bytes at `p`.
 ///
 /// # Safety
@@ -52,21 +62,37 @@ unsafe fn read16(p: *const u8) -> [u32; 4] {
 }
 
 /// The words of a fragment read from memory, written out per size without loops (so that they
-/// stay in registers): one access per 16 bytes of a run, 8 bytes for runs of 8 or 24 bytes.
+/// stay in registers): one access per 16 bytes of a run, 8 bytes for runs of 8 or 24 bytes, 4
+/// bytes for runs of 4.
 pub trait ReadWords: Sized {
-    /// The words stored as `runs` equal runs (1, or 2 for 4 and 8 words), run `r` at
+    /// The words stored as `runs` equal runs (1, or 2 for 2, 4 and 8 words), run `r` at
     /// `p + r * stride`.
     ///
     /// # Safety
-    /// Every run must be readable and aligned to 16 bytes (runs of 16 or 32 bytes) or 8 bytes.
+    /// Every run must be readable and aligned to 16 bytes (runs of 16 or 32 bytes), 8 bytes
+    /// (runs of 8 or 24) or 4 bytes (runs of 4).
     unsafe fn read_words(p: *const u8, runs: u32, stride: u32) -> Self;
+}
+
+impl ReadWords for [u32; 1] {
+    #[inline(always)]
+    unsafe fn read_words(p: *const u8, _runs: u32, _stride: u32) -> Self {
+        // SAFETY: as the caller guarantees (one run of 4 bytes).
+        [unsafe { read4(p) }]
+    }
 }
 
 impl ReadWords for [u32; 2] {
     #[inline(always)]
-    unsafe fn read_words(p: *const u8, _runs: u32, _stride: u32) -> Self {
-        // SAFETY: as the caller guarantees (one run of 8 bytes).
-        unsafe { read8(p) }
+    unsafe fn read_words(p: *const u8, runs: u32, stride: u32) -> Self {
+        // SAFETY: as the caller guarantees (one run of 8 bytes, or two of 4).
+        unsafe {
+            if runs == 1 {
+                read8(p)
+            } else {
+                [read4(p), read4(p.add(stride as usize))]
+            }
+        }
     }
 }
 
@@ -116,18 +142,18 @@ fn cast<A: Copy, B: Copy>(a: A) -> B {
 /// An operand fragment as it sits in memory: `BYTES` bytes in `runs` equal runs of consecutive
 /// elements along K (one run for most instructions; see [`super::MatrixCore::A_RUNS`]).
 pub trait Fragment: Copy {
-    /// Bytes of the fragment in memory (8, 16, 24 or 32).
+    /// Bytes of the fragment in memory (4, 8, 16, 24 or 32).
     const BYTES: u32;
 
     /// The fragment stored as `runs` runs of `BYTES / runs` bytes, run `r` at `p + r * stride`.
     ///
     /// # Safety
     /// Every run must be readable and aligned to 16 bytes when its length is a multiple of 16,
-    /// else to 8 bytes.
+    /// else to 8 bytes (4 for runs of 4 bytes).
     unsafe fn read(p: *const u8, runs: u32, stride: u32) -> Self;
 }
 
-/// `N` f16 operand elements (`N` = 4 or 8), element `i` the `i`-th along K.
+/// `N` f16 operand elements (`N` = 4, 8 or 16), element `i` the `i`-th along K.
 #[derive(Clone, Copy)]
 pub struct F16Fragment<const N: usize>(pub(crate) Vector<f16, N>);
 
@@ -139,29 +165,25 @@ impl<const N: usize> F16Fragment<N> {
     }
 }
 
-impl Fragment for F16Fragment<4> {
-    const BYTES: u32 = 8;
-    #[inline(always)]
-    unsafe fn read(p: *const u8, runs: u32, stride: u32) -> Self {
-        // SAFETY: as the caller guarantees.
-        Self(Vector(cast(unsafe {
-            <[u32; 2]>::read_words(p, runs, stride)
-        })))
-    }
+/// Implements [`Fragment`] for 16-bit fragments of each length `$n`, read as `$words` words.
+macro_rules! half_fragments {
+    ($fragment:ident: $($n:literal => $words:literal),*) => {$(
+        impl Fragment for $fragment<$n> {
+            const BYTES: u32 = 2 * $n;
+            #[inline(always)]
+            unsafe fn read(p: *const u8, runs: u32, stride: u32) -> Self {
+                // SAFETY: as the caller guarantees.
+                Self(Vector(cast(unsafe {
+                    <[u32; $words]>::read_words(p, runs, stride)
+                })))
+            }
+        }
+    )*};
 }
 
-impl Fragment for F16Fragment<8> {
-    const BYTES: u32 = 16;
-    #[inline(always)]
-    unsafe fn read(p: *const u8, runs: u32, stride: u32) -> Self {
-        // SAFETY: as the caller guarantees.
-        Self(Vector(cast(unsafe {
-            <[u32; 4]>::read_words(p, runs, stride)
-        })))
-    }
-}
+half_fragments!(F16Fragment: 4 => 2, 8 => 4, 16 => 8);
 
-/// `N` bf16 operand elements as bit patterns (`N` = 4 or 8), element `i` the `i`-th along K.
+/// `N` bf16 operand elements as bit patterns (`N` = 4, 8 or 16), element `i` the `i`-th along K.
 #[derive(Clone, Copy)]
 pub struct Bf16Fragment<const N: usize>(pub(crate) Vector<i16, N>);
 
@@ -173,31 +195,12 @@ impl<const N: usize> Bf16Fragment<N> {
     }
 }
 
-impl Fragment for Bf16Fragment<4> {
-    const BYTES: u32 = 8;
-    #[inline(always)]
-    unsafe fn read(p: *const u8, runs: u32, stride: u32) -> Self {
-        // SAFETY: as the caller guarantees.
-        Self(Vector(cast(unsafe {
-            <[u32; 2]>::read_words(p, runs, stride)
-        })))
-    }
-}
-
-impl Fragment for Bf16Fragment<8> {
-    const BYTES: u32 = 16;
-    #[inline(always)]
-    unsafe fn read(p: *const u8, runs: u32, stride: u32) -> Self {
-        // SAFETY: as the caller guarantees.
-        Self(Vector(cast(unsafe {
-            <[u32; 4]>::read_words(p, runs, stride)
-        })))
-    }
-}
+half_fragments!(Bf16Fragment: 4 => 2, 8 => 4, 16 => 8);
 
 /// Byte-coded operand elements (FP8, FP6 or FP4 codes) packed into `W` 32-bit words as
 /// `iron_quant::pack` packs them: element `i` in bits `b*i .. b*(i+1)` of the little-endian
-/// stream for `b`-bit codes. `W` = 2 (8 FP8 codes), 4 (32 FP4), 6 (32 FP6) or 8 (32 FP8).
+/// stream for `b`-bit codes. `W` = 1 (4 FP8 codes), 2 (8 FP8 codes), 4 (32 FP4), 6 (32 FP6) or
+/// 8 (32 FP8).
 #[derive(Clone, Copy)]
 pub struct CodeFragment<const W: usize>(pub(crate) [u32; W]);
 
@@ -227,7 +230,7 @@ where
     }
 }
 
-/// `N` f32 accumulator (C and D) elements of one lane (`N` = 4 or 16); where element `i` sits
+/// `N` f32 accumulator (C and D) elements of one lane (`N` = 4, 8 or 16); where element `i` sits
 /// in the output tile is the instruction's D layout.
 #[derive(Clone, Copy)]
 pub struct Accumulator<const N: usize>(pub(crate) Vector<f32, N>);
