@@ -7,6 +7,13 @@
 #![no_std]
 #![cfg_attr(target_arch = "amdgpu", feature(abi_gpu_kernel))]
 
+pub mod attention;
+pub mod attention_mfma;
+#[cfg(target_arch = "amdgpu")]
+mod attention_scalar;
+#[cfg(target_arch = "amdgpu")]
+mod attention_tile;
+pub mod attention_wmma;
 pub mod cast;
 #[cfg(target_arch = "amdgpu")]
 mod decode;

@@ -34,11 +34,12 @@
 //! | softmax | `softmax` | [`Float`] |
 //! | casts | `cast` ([`CastTo`]: f32 to and from f16/bf16), `cast_to_fp8` ([`Fp8Format`]) | [`Float`] in |
 //! | dequantization | `dequant` ([`DeviceQuantizedTensor`]) | every [`DequantFormat`] of `iron_quant` |
-//! | GEMM (CDNA) | `gemm`, `gemm_fp8`, `gemm_mx`, `gemm_mx_decoded` | f16/bf16, FP8, MXFP8/6/4 in; [`Float`] out |
+//! | GEMM (CDNA, RDNA) | `gemm`, `gemm_fp8`, `gemm_mx`, `gemm_mx_decoded` | f16/bf16, FP8, MXFP8/6/4 in; [`Float`] out |
 //! | dequantization to 16 bits | `dequant_half` ([`DequantHalf`]), `dequant_fp8` ([`Fp8Dequant`]) | every block format to f16/bf16; plain FP8 to f32/f16/bf16 |
 //! | embedding lookup | `gather` | any 4- or 2-byte [`Bits`] |
 //! | rotary embedding | `rope` ([`RopeShape`], [`RopeStyle`]) | [`RopeFloat`]: f32, f16, bf16 |
 //! | transpose | `transpose` | any 4- or 2-byte [`Bits`] |
+//! | attention | `attention`, `attention_path` ([`AttentionShape`], [`AttentionOptions`]) | [`AttentionFloat`]: f16, bf16 |
 //! | quantized GEMV | `qgemv` ([`Qgemv`]), `qgemv_fp8` ([`Fp8Gemv`]) | every block format and plain FP8; x f32/f16/bf16 |
 //!
 //! f16 and bf16 are the `half` crate's types ([`f16`](struct@f16), [`bf16`]), the types the
@@ -75,6 +76,7 @@
 //! `32 * 1024` elements are read once into registers; longer rows take the kernels' streamed
 //! path (norms and softmax read them again per pass).
 
+mod attention;
 mod cast;
 mod dequant;
 mod dequant_half;
@@ -97,6 +99,9 @@ mod transpose;
 use std::fmt;
 use std::path::{Path, PathBuf};
 
+pub use attention::{
+    AttentionFloat, AttentionKernel, AttentionOptions, AttentionPath, AttentionShape,
+};
 pub use cast::CastTo;
 pub use dequant::{DequantFormat, DeviceQuantizedTensor};
 pub use dequant_half::{DequantHalf, Fp8Dequant};

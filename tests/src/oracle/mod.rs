@@ -8,6 +8,7 @@
 //! its outputs the same way and checks each with [`Expected::accepts`] (casts compare codes with
 //! [`cast::cast_matches`]).
 
+pub mod attention;
 pub mod cast;
 pub mod dequant;
 pub mod elementwise;

@@ -1,0 +1,283 @@
+//! What the attention kernels share: the launch's problem (sequence lengths, scale, mask), where
+//! a head's rows are, which keys each query row of a workgroup sees, and the cooperative copies
+//! that stage K and V tiles (and query rows) from global memory into LDS.
+
+use crate::dtype::{Float, load, store};
+use iron_intrinsics::id::{workgroup_size_x, workitem_id_x};
+
+/// Runs `$body` once for each listed index, `$i` a `usize` constant in each copy: register
+/// arrays indexed by `$i` stay in registers (a loop LLVM leaves rolled would index them
+/// dynamically and put them in scratch memory).
+macro_rules! unroll {
+    ($i:ident in [$($n:literal),*] $body:block) => {{
+        $({
+            let $i: usize = $n;
+            $body
+        })*
+    }};
+}
+pub(crate) use unroll;
+
+/// `log2(e)`: scores are kept in the log2 domain so that probabilities are `2^x`.
+const LOG2_E: f32 = core::f32::consts::LOG2_E;
+
+/// The sizes and options every workgroup of a launch shares.
+pub struct Problem {
+    /// Query rows per head.
+    pub seq_q: u32,
+    /// Key and value rows per head.
+    pub seq_kv: u32,
+    /// The softmax scale times `log2(e)`, rounded once to f32.
+    pub scale_log2: f32,
+    /// Whether the causal mask applies.
+    pub causal: bool,
+}
+
+impl Problem {
+    /// The problem of a launch's arguments.
+    #[inline(always)]
+    pub fn new(seq_q: u32, seq_kv: u32, scale: f32, causal: bool) -> Self {
+        Problem {
+            seq_q,
+            seq_kv,
+            scale_log2: scale * LOG2_E,
+            causal,
+        }
+    }
+}
+
+/// Where one query head's rows and its KV head's rows start, in elements.
+pub struct Head {
+    q_offset: usize,
+    /// The first element of the KV head in K and V.
+    pub kv_offset: usize,
+    head_dim: usize,
+}
+
+impl Head {
+    /// Query head `head_q` of batch entry `batch`, with `heads = (heads_q, heads_kv)` and rows of
+    /// `head_dim` elements.
+    #[inline(always)]
+    pub fn of_query_head(
+        batch: u32,
+        head_q: u32,
+        (heads_q, heads_kv): (u32, u32),
+        problem: &Problem,
+        head_dim: u32,
+    ) -> Self {
+        let group = heads_q / heads_kv;
+        let q_head = batch as usize * heads_q as usize + head_q as usize;
+        let kv_head = batch as usize * heads_kv as usize + (head_q / group) as usize;
+        Head {
+            q_offset: q_head * problem.seq_q as usize * head_dim as usize,
+            kv_offset: kv_head * problem.seq_kv as usize * head_dim as usize,
+            head_dim: head_dim as usize,
+        }
+    }
+
+    /// The first element of query row `row` of the head in Q (and O).
+    #[inline(always)]
+    pub fn q_offset(&self, row: u32) -> usize {
+        self.q_offset + row as usize * self.head_dim
+    }
+}
+
+/// The query rows of one workgroup and the keys each sees: rows `0..valid` exist; row `r` sees
+/// keys `begin..limit(r)`; the workgroup visits keys `begin..end`.
+pub struct Rows {
+    /// Rows of the block that exist (the others are computed on zeros and not written).
+    pub valid: u32,
+    /// The first key visited.
+    pub begin: u32,
+    /// One past the last key visited (the largest `limit`).
+    pub end: u32,
+    /// With the causal mask: row `r` sees keys below `shift + r`.
+    causal_shift: Option<i64>,
+}
+
+impl Rows {
+    /// Rows `first..first + count` of a head (those below `seq_q` exist), every key visible
+    /// unless the problem is causal.
+    #[inline(always)]
+    pub fn causal(first: u32, count: u32, problem: &Problem) -> Self {
+        let valid = problem.seq_q.saturating_sub(first).min(count);
+        let shift = i64::from(first) + 1 + i64::from(problem.seq_kv) - i64::from(problem.seq_q);
+        let mut rows = Rows {
+            valid,
+            begin: 0,
+            end: problem.seq_kv,
+            causal_shift: problem.causal.then_some(shift),
+        };
+        rows.end = if valid == 0 { 0 } else { rows.limit(valid - 1) };
+        rows
+    }
+
+    /// `valid` rows that all see keys `begin..end`.
+    #[inline(always)]
+    pub fn all_keys(valid: u32, begin: u32, end: u32) -> Self {
+        Rows {
+            valid,
+            begin,
+            end,
+            causal_shift: None,
+        }
+    }
+
+    /// One past the last key row `row` sees (`begin` for a row that does not exist).
+    #[inline(always)]
+    pub fn limit(&self, row: u32) -> u32 {
+        if row >= self.valid {
+            return self.begin;
+        }
+        match self.causal_shift {
+            Some(shift) => {
+                (shift + i64::from(row)).clamp(i64::from(self.begin), i64::from(self.end)) as u32
+            }
+            None => self.end,
+        }
+    }
+}
+
+/// This work-item's share of a workgroup-wide loop over `count` items: `f(i)` for `i = t, t +
+/// W, ...` with `t` the work-item and `W` the workgroup size.
+#[inline(always)]
+fn share(count: u32, mut f: impl FnMut(u32)) {
+    let mut i = workitem_id_x();
+    while i < count {
+        f(i);
+        i += workgroup_size_x();
+    }
+}
+
+/// Sixteen bytes (eight 16-bit elements) of row `row` of a `[rows, D]` matrix at `src`, chunk
+/// `chunk`; zeros when `row >= limit`. The row read is clamped below `limit` and the words
+/// masked (no branch: a branch merging two arrays would put them in scratch memory).
+///
+/// # Safety
+/// Rows below `limit` must be readable, `limit > 0`; `src` 16-byte aligned.
+#[inline(always)]
+unsafe fn chunk_or_zero<T: Float, const D: u32>(
+    src: *const T,
+    row: u32,
+    chunk: u32,
+    limit: u32,
+) -> [u32; 4] {
+    let at = (row.min(limit - 1) * (D / 8) + chunk) as usize;
+    // SAFETY: inside a row below limit, 16-byte aligned (D is a multiple of 8).
+    let words = unsafe { load::<u32, 4>(src as *const u32, at) };
+    let mask = if row < limit { u32::MAX } else { 0 };
+    [
+        words[0] & mask,
+        words[1] & mask,
+        words[2] & mask,
+        words[3] & mask,
+    ]
+}
+
+/// Copies rows `first..first + count` of the `[_, D]` 16-bit matrix at `src` into LDS at `dst`,
+/// row `i` at byte `i * pitch`, rows at or past `limit` as zeros (nothing when `limit = 0`).
+/// Workgroup-wide (no barrier).
+///
+/// # Safety
+/// Rows below `limit` must be readable, `src` 16-byte aligned; `dst` 16-byte aligned with
+/// `count * pitch` bytes of LDS, `pitch` a multiple of 16.
+#[inline(always)]
+pub unsafe fn stage_rows<T: Float, const D: u32>(
+    src: *const T,
+    (first, count, limit): (u32, u32, u32),
+    dst: *mut u8,
+    pitch: u32,
+) {
+    let chunks = D / 8;
+    if limit == 0 {
+        return;
+    }
+    share(count * chunks, |i| {
+        let (row, chunk) = (i / chunks, i % chunks);
+        // SAFETY: as the caller guarantees.
+        unsafe {
+            let words = chunk_or_zero::<T, D>(src, first + row, chunk, limit);
+            store::<u32, 4>(
+                dst.add((row * pitch + chunk * 16) as usize) as *mut u32,
+                0,
+                words,
+            );
+        }
+    });
+}
+
+/// Copies rows `first..first + count` of the `[_, D]` 16-bit matrix at `src` into LDS at `dst`
+/// transposed: element `(i, c)` at byte `c * pitch + 2 * i`, rows at or past `limit` as zeros.
+/// Workgroup-wide (no barrier).
+///
+/// # Safety
+/// As for [`stage_rows`], with `D * pitch` bytes of LDS and `pitch` even.
+#[inline(always)]
+pub unsafe fn stage_transposed<T: Float, const D: u32>(
+    src: *const T,
+    (first, count, limit): (u32, u32, u32),
+    dst: *mut u8,
+    pitch: u32,
+) {
+    let chunks = D / 8;
+    if limit == 0 {
+        return;
+    }
+    share(count * chunks, |i| {
+        // Neighbouring work-items take neighbouring rows: their 2-byte writes land side by side.
+        let (row, chunk) = (i % count, i / count);
+        // SAFETY: as the caller guarantees.
+        unsafe {
+            let words = chunk_or_zero::<T, D>(src, first + row, chunk, limit);
+            let column = dst.add((chunk * 8 * pitch + 2 * row) as usize) as *mut u16;
+            for (w, word) in words.into_iter().enumerate() {
+                let pair = column.byte_add(2 * w * pitch as usize);
+                *pair = word as u16;
+                *pair.byte_add(pitch as usize) = (word >> 16) as u16;
+            }
+        }
+    });
+}
+
+/// Copies query rows `0..count` of the `[_, D]` matrix at `src` into LDS at `dst` as f32
+/// multiplied by `factor`, row `i` at `dst[i * D]`; rows at or past `valid` as zeros.
+/// Workgroup-wide (no barrier).
+///
+/// # Safety
+/// Rows below `valid` must be readable, `src` 16-byte aligned; `dst` 16-byte aligned with
+/// `count * D` f32 of LDS. Writes nothing when `valid = 0`.
+#[inline(always)]
+pub unsafe fn stage_queries_f32<T: Float, const D: u32>(
+    src: *const T,
+    (count, valid): (u32, u32),
+    factor: f32,
+    dst: *mut f32,
+) {
+    let chunks = D / 8;
+    if valid == 0 {
+        return;
+    }
+    share(count * chunks, |i| {
+        let (row, chunk) = (i / chunks, i % chunks);
+        // SAFETY: inside a row below valid (> 0), 16-byte aligned.
+        let raw = unsafe { load::<T, 8>(src, (row.min(valid - 1) * chunks + chunk) as usize) };
+        let keep = row < valid;
+        let values: [f32; 8] = core::array::from_fn(|e| {
+            if keep {
+                raw[e].into_f32() * factor
+            } else {
+                0.0
+            }
+        });
+        let at = (row * D + chunk * 8) as usize;
+        // SAFETY: inside the LDS the caller gives, 16-byte aligned.
+        unsafe {
+            store::<f32, 4>(dst.add(at), 0, [values[0], values[1], values[2], values[3]]);
+            store::<f32, 4>(
+                dst.add(at + 4),
+                0,
+                [values[4], values[5], values[6], values[7]],
+            );
+        }
+    });
+}
