@@ -15,6 +15,10 @@ mod attention_scalar;
 mod attention_tile;
 pub mod attention_wmma;
 pub mod cast;
+pub mod conv;
+pub mod conv1d;
+pub mod conv2d;
+pub mod conv_gemm;
 #[cfg(target_arch = "amdgpu")]
 mod decode;
 #[cfg(target_arch = "amdgpu")]

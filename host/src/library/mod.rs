@@ -41,6 +41,7 @@
 //! | transpose | `transpose` | any 4- or 2-byte [`Bits`] |
 //! | attention | `attention`, `attention_path` ([`AttentionShape`], [`AttentionOptions`]) | [`AttentionFloat`]: f16, bf16 |
 //! | quantized GEMV | `qgemv` ([`Qgemv`]), `qgemv_fp8` ([`Fp8Gemv`]) | every block format and plain FP8; x f32/f16/bf16 |
+//! | convolution | `conv1d_causal`, `conv1d_causal_step`, `conv2d`, `conv2d_on` ([`Conv1dShape`], [`Conv2dShape`], [`Conv2dPath`]) | [`ConvFloat`]: f32, f16, bf16 |
 //!
 //! f16 and bf16 are the `half` crate's types ([`f16`](struct@f16), [`bf16`]), the types the
 //! kernels are declared with: `DeviceBuffer<f16>` holds IEEE binary16 values and uploads from a
@@ -78,6 +79,7 @@
 
 mod attention;
 mod cast;
+mod conv;
 mod dequant;
 mod dequant_half;
 mod dtype;
@@ -103,6 +105,7 @@ pub use attention::{
     AttentionFloat, AttentionKernel, AttentionOptions, AttentionPath, AttentionShape,
 };
 pub use cast::CastTo;
+pub use conv::{Activation, Conv1dShape, Conv2dPath, Conv2dShape, ConvFloat, ConvLayout, Filter};
 pub use dequant::{DequantFormat, DeviceQuantizedTensor};
 pub use dequant_half::{DequantHalf, Fp8Dequant};
 pub use dtype::{Float, Fp8Format, Word, bf16, f16};

@@ -10,6 +10,7 @@
 
 pub mod attention;
 pub mod cast;
+pub mod conv;
 pub mod dequant;
 pub mod elementwise;
 pub mod expected;

@@ -1,0 +1,440 @@
+//! 2-D convolution as an implicit GEMM on the matrix cores, f16 or bf16 in and out with f32
+//! accumulation: CDNA's MFMA (gfx90a, gfx942: `v_mfma_f32_16x16x16_{f16,bf16}`; gfx950:
+//! `v_mfma_f32_16x16x32_{f16,bf16}`) and RDNA's WMMA (gfx1100, gfx1201, wave32 and wave64:
+//! `v_wmma_f32_16x16x16_{f16,bf16}`).
+//!
+//! Kernels `conv2d_gemm_{nchw,nhwc}_{f16,bf16}` take the arguments, layouts and window of the
+//! direct kernels ([`crate::conv2d`]) and compute the same convolution. Per group `g`, the
+//! output is the product of an `M x K` matrix A (the im2col view of the input: row
+//! `m = (n, oh, ow)` holds the input values under the window of output pixel `(oh, ow)` of image
+//! `n`, zero in the padding) and a `K x N` matrix B (the group's weights: column `j` is output
+//! channel `g * N + j`, stored K-contiguous), with `M = batch * OH * OW`,
+//! `N = out_channels / groups` and `K = (in_channels / groups) * R * S` in the weight's memory
+//! order (`(c, r, s)` for NCHW, `(r, s, c)` for NHWC). Nothing is materialized: each K tile of
+//! A is gathered from `x` into LDS.
+//!
+//! Arithmetic: products exact, summed in f32 by the matrix instructions (in K order within each
+//! 16- or 32-wide step, the hardware's order inside it), then the bias is added in f32 and the
+//! sum rounded once to the output type. On gfx90a the f16 and bf16 MFMAs flush subnormal inputs
+//! and results to zero.
+//!
+//! Launch: workgroups of exactly [`THREADS`] work-items, 1-D; a grid of
+//! `(ceil(M / 64), groups * ceil(N / 64))` workgroups (x over row tiles of 64 output pixels, y
+//! over `(group, column tile of 64 channels)`, group-major); dynamic LDS [`LDS_BYTES`].
+//!
+//! Tiling: each workgroup computes a 64 x 64 tile of the group's output as 16 x 16 instruction
+//! tiles: 4 waves of 64 lanes each take a row of 4 tiles, 8 waves of 32 lanes half a row. K is
+//! walked in tiles of 32, A's and B's tiles staged in LDS K-contiguous (rows of 64 + 16 bytes),
+//! each work-item gathering 8 consecutive K elements of one row of A and one column of B: one
+//! 16-byte load each when the weights' `K` (for B) or the NHWC channel counts (for A) are
+//! multiples of 8, else element by element. The next tile's loads are issued before the current
+//! tile is multiplied. Buffers 16-byte aligned (device allocations are).
+
+use crate::dtype::{bf16, f16};
+use iron_intrinsics::kernel;
+#[cfg(target_arch = "amdgpu")]
+use {
+    crate::conv::{Channels, Window},
+    crate::dtype::Float,
+    iron_intrinsics::id::{lane_id, wave_id, workgroup_id_x, workgroup_id_y, workitem_id_x},
+    iron_intrinsics::lds,
+    iron_intrinsics::matrix::{Accumulate, MatrixCore, Mma, d_col, load_a, load_b},
+    iron_intrinsics::sync::workgroup_barrier,
+    iron_intrinsics::target::WAVE,
+};
+
+/// Work-items per workgroup (exactly this many).
+pub const THREADS: u32 = 256;
+/// Output pixels (rows of A) and output channels (columns of B) per workgroup.
+pub const BLOCK: u32 = 64;
+/// K elements per LDS tile.
+const TILE_K: u32 = 32;
+/// Bytes per LDS row of a K tile: 32 elements of 2 bytes and 16 bytes of padding.
+const PITCH: u32 = 2 * TILE_K + 16;
+/// Dynamic LDS: A's and B's K tiles, 64 rows each.
+pub const LDS_BYTES: u32 = 2 * BLOCK * PITCH;
+/// K elements each work-item gathers per tile (one 16-byte LDS write).
+#[cfg(target_arch = "amdgpu")]
+const RUN: u32 = 8;
+/// Rows (and columns) of a matrix instruction tile.
+#[cfg(target_arch = "amdgpu")]
+const MMA_TILE: u32 = 16;
+/// Instruction tiles per wave: the workgroup's 16 over its waves.
+#[cfg(target_arch = "amdgpu")]
+const TILES_PER_WAVE: usize = (WAVE / MMA_TILE) as usize;
+/// Instruction tiles per row of the workgroup's tile.
+#[cfg(target_arch = "amdgpu")]
+const TILES_PER_ROW: u32 = BLOCK / MMA_TILE;
+
+/// The f16 matrix instruction of this gfx.
+#[cfg(all(target_arch = "amdgpu", iron_gfx = "gfx950"))]
+type F16Core = iron_intrinsics::matrix::MfmaF32_16x16x32F16;
+/// The f16 matrix instruction of this gfx.
+#[cfg(all(target_arch = "amdgpu", any(iron_gfx = "gfx90a", iron_gfx = "gfx942")))]
+type F16Core = iron_intrinsics::matrix::MfmaF32_16x16x16F16;
+/// The f16 matrix instruction of this gfx.
+#[cfg(all(target_arch = "amdgpu", iron_matrix = "wmma"))]
+type F16Core = iron_intrinsics::matrix::WmmaF32_16x16x16F16;
+/// The bf16 matrix instruction of this gfx.
+#[cfg(all(target_arch = "amdgpu", iron_gfx = "gfx950"))]
+type Bf16Core = iron_intrinsics::matrix::MfmaF32_16x16x32Bf16;
+/// The bf16 matrix instruction of this gfx.
+#[cfg(all(target_arch = "amdgpu", any(iron_gfx = "gfx90a", iron_gfx = "gfx942")))]
+type Bf16Core = iron_intrinsics::matrix::MfmaF32_16x16x16Bf16;
+/// The bf16 matrix instruction of this gfx.
+#[cfg(all(target_arch = "amdgpu", iron_matrix = "wmma"))]
+type Bf16Core = iron_intrinsics::matrix::WmmaF32_16x16x16Bf16;
+
+/// Eight 16-bit codes, two per word (the lower K index in the low half), moved as one 16-byte
+/// access.
+#[cfg(target_arch = "amdgpu")]
+#[derive(Clone, Copy)]
+#[repr(C, align(16))]
+struct Run([u32; RUN as usize / 2]);
+
+#[cfg(target_arch = "amdgpu")]
+impl Run {
+    /// Nothing: eight zeros.
+    const ZERO: Run = Run([0; RUN as usize / 2]);
+}
+
+/// Two 16-bit codes in one word, `low` in the low half.
+#[cfg(target_arch = "amdgpu")]
+#[inline(always)]
+fn pair(low: u16, high: u16) -> u32 {
+    u32::from(low) | (u32::from(high) << 16)
+}
+
+/// The problem one workgroup works on: the convolution, its group and its tile.
+#[cfg(target_arch = "amdgpu")]
+#[derive(Clone, Copy)]
+struct Problem {
+    ch: Channels,
+    win: Window,
+    /// Output pixels in all: `batch * OH * OW` (rows of A).
+    m: u32,
+    /// The reduction length `C * R * S`.
+    k: u32,
+    /// This workgroup's group.
+    group: u32,
+    /// Its first row of A.
+    row0: u32,
+    /// Its first column of B (channel within the group).
+    col0: u32,
+}
+
+/// An output pixel: image, row, column.
+#[cfg(target_arch = "amdgpu")]
+#[derive(Clone, Copy)]
+struct Pixel {
+    n: u32,
+    oh: u32,
+    ow: u32,
+}
+
+#[cfg(target_arch = "amdgpu")]
+impl Problem {
+    /// Output pixel `m` (a row of A).
+    #[inline(always)]
+    fn pixel(&self, m: u32) -> Pixel {
+        let plane = self.win.out_h * self.win.out_w;
+        let p = m % plane;
+        Pixel {
+            n: m / plane,
+            oh: p / self.win.out_w,
+            ow: p % self.win.out_w,
+        }
+    }
+
+    /// The index in `x` of element `kk` of the im2col row of `at`, or `None` in the padding
+    /// (or past K).
+    #[inline(always)]
+    fn input_index<const NHWC: bool>(&self, at: Pixel, kk: u32) -> Option<u32> {
+        if kk >= self.k {
+            return None;
+        }
+        let (ch, win) = (&self.ch, &self.win);
+        let (c, r, s) = if NHWC {
+            let rs = kk / ch.c_per_group;
+            (kk % ch.c_per_group, rs / win.s, rs % win.s)
+        } else {
+            let cr = kk / win.s;
+            (cr / win.r, cr % win.r, kk % win.s)
+        };
+        let ih = win.input_row(at.oh, r)?;
+        let iw = win.input_col(at.ow, s)?;
+        let channel = self.group * ch.c_per_group + c;
+        Some(if NHWC {
+            ((at.n * win.in_h + ih) * win.in_w + iw) * ch.c_in + channel
+        } else {
+            ((at.n * ch.c_in + channel) * win.in_h + ih) * win.in_w + iw
+        })
+    }
+
+    /// The index in `y` of output channel `j` of this group at `at`.
+    #[inline(always)]
+    fn output_index<const NHWC: bool>(&self, at: Pixel, j: u32) -> u32 {
+        let (ch, win) = (&self.ch, &self.win);
+        let k = self.group * ch.k_per_group + j;
+        if NHWC {
+            ((at.n * win.out_h + at.oh) * win.out_w + at.ow) * ch.c_out + k
+        } else {
+            ((at.n * ch.c_out + k) * win.out_h + at.oh) * win.out_w + at.ow
+        }
+    }
+}
+
+/// The `RUN` elements at `p`, one 16-byte access.
+///
+/// # Safety
+/// They must be readable and `p` 16-byte aligned.
+#[cfg(target_arch = "amdgpu")]
+#[inline(always)]
+unsafe fn read_run(p: *const u16) -> Run {
+    // SAFETY: as the caller guarantees.
+    unsafe { *(p as *const Run) }
+}
+
+/// This work-item's `RUN` elements of its row of A (`at`) from K index `k0`, zero outside the
+/// matrix. NHWC inputs whose channel counts (per group and in all) are multiples of `RUN` are
+/// read as one 16-byte access: the run is then `RUN` consecutive channels of one pixel.
+///
+/// # Safety
+/// `x` must hold the convolution's input, 16-byte aligned.
+#[cfg(target_arch = "amdgpu")]
+#[inline(always)]
+unsafe fn gather_a<const NHWC: bool>(
+    x: *const u16,
+    p: &Problem,
+    at: Option<Pixel>,
+    k0: u32,
+) -> Run {
+    let Some(at) = at else {
+        return Run::ZERO;
+    };
+    if NHWC && p.ch.c_per_group.is_multiple_of(RUN) && p.ch.c_in.is_multiple_of(RUN) {
+        return match p.input_index::<NHWC>(at, k0) {
+            // SAFETY: RUN channels of one pixel inside x, starting at a multiple of RUN
+            // elements.
+            Some(i) => unsafe { read_run(x.add(i as usize)) },
+            None => Run::ZERO,
+        };
+    }
+    let mut words = [0; RUN as usize / 2];
+    for (i, word) in words.iter_mut().enumerate() {
+        let kk = k0 + 2 * i as u32;
+        // SAFETY: x holds the input, as the caller guarantees.
+        unsafe {
+            *word = pair(
+                input_code::<NHWC>(x, p, at, kk),
+                input_code::<NHWC>(x, p, at, kk + 1),
+            )
+        };
+    }
+    Run(words)
+}
+
+/// Element `kk` of the im2col row of `at`: its code in `x`, or 0 in the padding or past K.
+///
+/// # Safety
+/// `x` must hold the convolution's input.
+#[cfg(target_arch = "amdgpu")]
+#[inline(always)]
+unsafe fn input_code<const NHWC: bool>(x: *const u16, p: &Problem, at: Pixel, kk: u32) -> u16 {
+    match p.input_index::<NHWC>(at, kk) {
+        // SAFETY: an index inside x.
+        Some(i) => unsafe { *x.add(i as usize) },
+        None => 0,
+    }
+}
+
+/// This work-item's `RUN` elements of its column of B (`col`) from K index `k0`, zero outside
+/// the matrix; one 16-byte access when `K` is a multiple of `RUN`.
+///
+/// # Safety
+/// `w` must hold the convolution's weights, 16-byte aligned.
+#[cfg(target_arch = "amdgpu")]
+#[inline(always)]
+unsafe fn gather_b(w: *const u16, p: &Problem, col: Option<u32>, k0: u32) -> Run {
+    let Some(col) = col else {
+        return Run::ZERO;
+    };
+    // SAFETY: the weights of output channel g * N + col start there.
+    let column = unsafe { w.add(((p.group * p.ch.k_per_group + col) * p.k) as usize) };
+    if p.k.is_multiple_of(RUN) {
+        return if k0 < p.k {
+            // SAFETY: the run lies inside the column (K is a multiple of RUN), at a multiple of
+            // RUN elements from the start of w.
+            unsafe { read_run(column.add(k0 as usize)) }
+        } else {
+            Run::ZERO
+        };
+    }
+    let code = |kk: u32| {
+        if kk < p.k {
+            // SAFETY: weight kk of the column, inside w.
+            unsafe { *column.add(kk as usize) }
+        } else {
+            0
+        }
+    };
+    let mut words = [0; RUN as usize / 2];
+    for (i, word) in words.iter_mut().enumerate() {
+        let kk = k0 + 2 * i as u32;
+        *word = pair(code(kk), code(kk + 1));
+    }
+    Run(words)
+}
+
+/// This work-item's share of K tile `tile`: `RUN` elements of its row of A and of its column of
+/// B, zero outside the matrices, as 16-bit codes.
+///
+/// # Safety
+/// `x` and `w` must hold the convolution's input and weights, 16-byte aligned.
+#[cfg(target_arch = "amdgpu")]
+#[inline(always)]
+unsafe fn gather<const NHWC: bool>(
+    x: *const u16,
+    w: *const u16,
+    p: &Problem,
+    (at, col): (Option<Pixel>, Option<u32>),
+    tile: u32,
+) -> (Run, Run) {
+    let k0 = tile * TILE_K + workitem_id_x() % (TILE_K / RUN) * RUN;
+    // SAFETY: as the caller guarantees.
+    unsafe { (gather_a::<NHWC>(x, p, at, k0), gather_b(w, p, col, k0)) }
+}
+
+/// The implicit GEMM with instruction `I` and output type `T` (module docs).
+///
+/// # Safety
+/// The kernel's contract (module docs).
+#[cfg(target_arch = "amdgpu")]
+#[inline(always)]
+unsafe fn conv_gemm<I: Mma, T: Float, const NHWC: bool>(
+    (x, w, bias, y): (*const u16, *const u16, *const T, *mut T),
+    batch: u32,
+    ch: Channels,
+    win: Window,
+) {
+    let k = ch.c_per_group * win.r * win.s;
+    let col_tiles = ch.k_per_group.div_ceil(BLOCK);
+    let p = Problem {
+        ch,
+        win,
+        m: batch * win.out_h * win.out_w,
+        k,
+        group: workgroup_id_y() / col_tiles,
+        row0: workgroup_id_x() * BLOCK,
+        col0: workgroup_id_y() % col_tiles * BLOCK,
+    };
+    let lds_a = lds::dynamic::<u8>();
+    // SAFETY: B's tile follows A's in the dynamic LDS (LDS_BYTES).
+    let lds_b = unsafe { lds_a.add((BLOCK * PITCH) as usize) };
+
+    // What this work-item gathers: row `line` of A's tile and column `line` of B's.
+    let line = workitem_id_x() / (TILE_K / RUN);
+    let at = if p.row0 + line < p.m {
+        Some(p.pixel(p.row0 + line))
+    } else {
+        None
+    };
+    let col = (p.col0 + line < ch.k_per_group).then_some(p.col0 + line);
+    let store_at = (line * PITCH + workitem_id_x() % (TILE_K / RUN) * RUN * 2) as usize;
+
+    // The instruction tiles of this wave: one row, TILES_PER_WAVE consecutive columns.
+    let first_tile = wave_id() * TILES_PER_WAVE as u32;
+    let tile_row = first_tile / TILES_PER_ROW;
+    let tile_col = first_tile % TILES_PER_ROW;
+    let mut acc = [<I::Acc as Accumulate>::zero(); TILES_PER_WAVE];
+
+    // Tile t + 1 is read from global memory while tile t is multiplied.
+    // SAFETY: x and w hold the convolution's tensors.
+    let mut staged = unsafe { gather::<NHWC>(x, w, &p, (at, col), 0) };
+    let tiles = k.div_ceil(TILE_K);
+    for tile in 0..tiles {
+        // SAFETY: inside the tiles, 16-byte aligned (PITCH and the run offset are multiples of
+        // 16 bytes).
+        unsafe {
+            *(lds_a.add(store_at) as *mut Run) = staged.0;
+            *(lds_b.add(store_at) as *mut Run) = staged.1;
+        }
+        workgroup_barrier();
+        if tile + 1 < tiles {
+            // SAFETY: as above.
+            staged = unsafe { gather::<NHWC>(x, w, &p, (at, col), tile + 1) };
+        }
+        for step in 0..TILE_K / I::K {
+            let k_byte = step * I::K * 2;
+            // SAFETY: the instruction tiles lie inside the staged tiles; rows are PITCH bytes,
+            // a multiple of 16, and every lane's run starts 16-byte aligned or on its own size.
+            unsafe {
+                let fa = load_a::<I>(
+                    lds_a.add((tile_row * MMA_TILE * PITCH + k_byte) as usize),
+                    PITCH,
+                );
+                for (t, acc) in acc.iter_mut().enumerate() {
+                    let c = (tile_col + t as u32) * MMA_TILE;
+                    let fb = load_b::<I>(lds_b.add((c * PITCH + k_byte) as usize), PITCH);
+                    *acc = I::mma(fa, fb, *acc);
+                }
+            }
+        }
+        workgroup_barrier();
+    }
+
+    let lane = lane_id();
+    for (t, acc) in acc.iter().enumerate() {
+        let j = p.col0 + (tile_col + t as u32) * MMA_TILE + d_col::<I>(lane);
+        if j >= ch.k_per_group {
+            continue;
+        }
+        let b = if bias.is_null() {
+            0.0
+        } else {
+            // SAFETY: output channel g * N + j < out_channels, which bias holds.
+            unsafe { *bias.add((p.group * ch.k_per_group + j) as usize) }.into_f32()
+        };
+        for i in 0..<I::Acc as Accumulate>::LEN {
+            let m = p.row0 + tile_row * MMA_TILE + I::d_row(lane, i as u32);
+            if m < p.m {
+                let out = p.output_index::<NHWC>(p.pixel(m), j);
+                // SAFETY: inside y.
+                unsafe { *y.add(out as usize) = T::round_from_f32(acc.element(i) + b) };
+            }
+        }
+    }
+}
+
+/// Declares an implicit-GEMM convolution kernel.
+macro_rules! gemm_kernel {
+    ($name:ident, $t:ident, $core:ident, $nhwc:literal, $layout:literal) => {
+        #[doc = concat!("2-D convolution as an implicit GEMM on the matrix cores, ", $layout, ", ", stringify!($t), "; see the module docs.")]
+        #[kernel(max_threads = 256)]
+        pub fn $name(
+            x: *const $t,
+            w: *const $t,
+            bias: *const $t,
+            y: *mut $t,
+            batch: u32,
+            in_channels: u32,
+            out_channels: u32,
+            groups: u32,
+            input_hw: u32,
+            output_hw: u32,
+            kernel_stride: u32,
+            pad_dilation: u32,
+        ) {
+            let ch = Channels::new(in_channels, out_channels, groups);
+            let win = Window::unpack(input_hw, output_hw, kernel_stride, pad_dilation);
+            let tensors = (x as *const u16, w as *const u16, bias, y);
+            // SAFETY: the launch follows the module's contract.
+            unsafe { conv_gemm::<$core, $t, $nhwc>(tensors, batch, ch, win) };
+        }
+    };
+}
+
+gemm_kernel!(conv2d_gemm_nchw_f16, f16, F16Core, false, "NCHW");
+gemm_kernel!(conv2d_gemm_nchw_bf16, bf16, Bf16Core, false, "NCHW");
+gemm_kernel!(conv2d_gemm_nhwc_f16, f16, F16Core, true, "NHWC");
+gemm_kernel!(conv2d_gemm_nhwc_bf16, bf16, Bf16Core, true, "NHWC");
