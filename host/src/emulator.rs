@@ -20,7 +20,7 @@ use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
-use iron_emu::{CodeId, Counters, Dispatch, EmuError, Gpu, Target};
+use iron_emu::{CodeId, Counters, Dispatch, EmuError, Fault, Gpu, Target};
 
 use crate::code_object::{CodeObject, TargetId};
 use crate::device::{
@@ -30,6 +30,10 @@ use crate::device::{
 
 /// Device memory the emulator hands out before reporting out-of-memory (it lives in host RAM).
 pub const EMULATOR_MEMORY_BYTES: u64 = 8 << 30;
+
+/// Largest address (relative to its load base) a code object's segments or code may reach: real
+/// code objects span megabytes, and a malformed one must not make the emulator reserve more.
+const MAX_CODE_OBJECT_SPAN: u64 = 1 << 30;
 
 /// Where a traced dispatch sends its lines.
 pub type TraceSink = Box<dyn FnMut(&str) + Send>;
@@ -50,7 +54,25 @@ pub struct Emulator {
 }
 
 impl Emulator {
-    /// An emulated GPU of processor `gfx` (e.g. `"gfx950"`).
+    /// An emulated GPU of processor `gfx` (e.g. `"gfx950"`); [`emulated_targets`] lists the
+    /// processors it models.
+    ///
+    /// # Example
+    /// ```
+    /// use iron::DeviceBuffer;
+    /// use iron::emulator::Emulator;
+    ///
+    /// let emulator = Emulator::new("gfx1100")?;
+    /// let device = emulator.device();
+    /// assert_eq!(device.properties().target.processor, "gfx1100");
+    /// assert_eq!(device.properties().wave_size, 32);
+    /// // Device memory lives in host memory; copies and launches work as on a GPU.
+    /// let buffer = DeviceBuffer::from_slice(&device, &[1.5f32, 2.5])?;
+    /// assert_eq!(buffer.to_vec()?, [1.5, 2.5]);
+    /// // A processor it does not model is an error naming the ones it does.
+    /// assert!(Emulator::new("gfx908").is_err());
+    /// # Ok::<(), iron::DeviceError>(())
+    /// ```
     pub fn new(gfx: &str) -> Result<Emulator, DeviceError> {
         let target = Target::from_name(gfx).ok_or_else(|| {
             BackendError::NoDevice(format!(
@@ -189,6 +211,29 @@ impl State {
     }
 }
 
+/// What to do about a kernel fault, as a clause to append to its message.
+fn fault_advice(fault: &Fault) -> &'static str {
+    match fault {
+        Fault::Memory { .. } => {
+            "; the address is outside every live buffer: check the buffers' lengths against the \
+             grid and the kernel's indexing"
+        }
+        Fault::Lds { .. } | Fault::Scratch { .. } => {
+            "; check the kernel's indexing against its LDS or scratch size"
+        }
+        Fault::Trap(_) => "; s_trap is a device-side abort: a panic or failed check in the kernel",
+        Fault::BudgetExceeded(_) => {
+            "; the kernel did not finish: check its loop bounds, or raise the limit with \
+             Emulator::set_instruction_budget"
+        }
+        Fault::UnknownEncoding { .. } | Fault::Unsupported => {
+            "; the emulator cannot run this code: check that the code object is for this gfx"
+        }
+        Fault::PcOutOfCode => "; the kernel branched outside its code",
+        Fault::Register(_) => "",
+    }
+}
+
 fn memory_failure(operation: &'static str, e: impl std::fmt::Display) -> BackendError {
     BackendError::Failed {
         operation,
@@ -316,13 +361,20 @@ impl Backend for EmulatorBackend {
                 self.target.name()
             )));
         }
+        let text = co.text();
         let extent = co
             .load_segments()
             .iter()
-            .map(|seg| seg.vaddr.saturating_add(seg.mem_size))
-            .max()
-            .unwrap_or(0)
-            .max(co.text().address + co.text().bytes.len() as u64);
+            .map(|seg| seg.vaddr.checked_add(seg.mem_size))
+            .chain([text.address.checked_add(text.bytes.len() as u64)])
+            .try_fold(0u64, |extent, end| end.map(|end| extent.max(end)))
+            .filter(|&extent| extent <= MAX_CODE_OBJECT_SPAN)
+            .ok_or_else(|| {
+                fail(format!(
+                    "the code object's segments and code reach beyond {MAX_CODE_OBJECT_SPAN} bytes \
+                     of address space: the file is malformed, rebuild it"
+                ))
+            })?;
         let mut s = self.lock();
         let base = s
             .gpu
@@ -408,9 +460,19 @@ impl Backend for EmulatorBackend {
                 s.dispatches.push((launch.kernel.to_string(), counters));
                 Ok(())
             }
-            Err(e @ EmuError::Execution { .. }) => Err(BackendError::KernelFault {
+            Err(EmuError::Execution {
+                workgroup: [x, y, z],
+                wave,
+                pc,
+                instruction,
+                fault,
+                ..
+            }) => Err(BackendError::KernelFault {
                 kernel: launch.kernel.to_string(),
-                detail: e.to_string(),
+                detail: format!(
+                    "{fault} in workgroup ({x}, {y}, {z}) wave {wave} at pc {pc:#x}: `{instruction}`{}",
+                    fault_advice(&fault)
+                ),
             }),
             Err(e) => Err(memory_failure("launch", e)),
         }
@@ -476,5 +538,79 @@ impl Backend for EmulatorBackend {
 
     fn synchronize(&self) -> Result<(), BackendError> {
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::DeviceBuffer;
+
+    fn put_u64(bytes: &mut [u8], at: usize, value: u64) {
+        bytes[at..at + 8].copy_from_slice(&value.to_le_bytes());
+    }
+
+    fn u64_at(bytes: &[u8], at: usize) -> u64 {
+        u64::from_le_bytes(bytes[at..at + 8].try_into().unwrap())
+    }
+
+    fn u16_at(bytes: &[u8], at: usize) -> usize {
+        usize::from(u16::from_le_bytes([bytes[at], bytes[at + 1]]))
+    }
+
+    /// Offset of the section header of the section called `name`.
+    fn section_header(elf: &[u8], name: &str) -> usize {
+        let (shoff, count, strndx) = (u64_at(elf, 40) as usize, u16_at(elf, 60), u16_at(elf, 62));
+        let names = u64_at(elf, shoff + 64 * strndx + 24) as usize;
+        (0..count)
+            .map(|i| shoff + 64 * i)
+            .find(|&header| {
+                let at = names
+                    + u32::from_le_bytes(elf[header..header + 4].try_into().unwrap()) as usize;
+                elf[at..].starts_with(name.as_bytes()) && elf[at + name.len()] == 0
+            })
+            .expect("the section exists")
+    }
+
+    /// A kernel-less gfx950 code object whose `.text` (16 bytes) is said to load at `address`.
+    fn text_at(address: u64) -> Vec<u8> {
+        let mut elf = crate::code_object::hand_made::ElfBuilder::new(Vec::new()).build();
+        let text = section_header(&elf, ".text");
+        let offset = u64_at(&elf, text + 24) as usize;
+        elf.resize(elf.len().max(offset + 16), 0);
+        put_u64(&mut elf, text + 16, address);
+        put_u64(&mut elf, text + 32, 16);
+        elf
+    }
+
+    /// A kernel-less gfx950 code object whose first `PT_LOAD` segment spans `mem_size` bytes.
+    fn segment_of(mem_size: u64) -> Vec<u8> {
+        let mut elf = crate::code_object::hand_made::ElfBuilder::new(Vec::new()).build();
+        let phoff = u64_at(&elf, 32) as usize;
+        let load = (0..u16_at(&elf, 56))
+            .map(|i| phoff + 56 * i)
+            .find(|&header| elf[header..header + 4] == 1u32.to_le_bytes())
+            .expect("a PT_LOAD segment");
+        put_u64(&mut elf, load + 40, mem_size);
+        elf
+    }
+
+    #[test]
+    fn code_objects_reaching_past_the_address_space_are_refused() {
+        let emulator = Emulator::new("gfx950").unwrap();
+        let device = emulator.device();
+        assert!(device.backend().load_module(&text_at(0x1000)).is_ok());
+        for image in [
+            text_at(u64::MAX - 8),
+            text_at(MAX_CODE_OBJECT_SPAN),
+            segment_of(8 << 30),
+            segment_of(u64::MAX),
+        ] {
+            CodeObject::parse(&image).expect("the reader accepts it; the loader must refuse it");
+            let error = device.backend().load_module(&image).unwrap_err();
+            assert!(error.to_string().contains("reach beyond"), "{error}");
+        }
+        let buffer = DeviceBuffer::from_slice(&device, &[7u32; 16]).unwrap();
+        assert_eq!(buffer.to_vec().unwrap(), vec![7u32; 16]);
     }
 }

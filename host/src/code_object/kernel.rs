@@ -136,7 +136,12 @@ pub(super) fn read_kernel(
     })
 }
 
-/// Checks the metadata's own consistency: wave size and argument placement.
+/// Largest kernarg segment accepted. Compilers emit a few KiB; every launch allocates the
+/// segment, so a malformed file must not make it gigabytes.
+const MAX_KERNARG_SEGMENT_SIZE: u32 = 1 << 20;
+
+/// Checks the metadata's own consistency: wave size, kernarg segment size and argument
+/// placement.
 fn check_metadata(metadata: &KernelMetadata) -> Result<()> {
     if metadata.wavefront_size != 32 && metadata.wavefront_size != 64 {
         return Err(kernel_error(
@@ -144,6 +149,15 @@ fn check_metadata(metadata: &KernelMetadata) -> Result<()> {
             format!(
                 "wavefront size {} is neither 32 nor 64",
                 metadata.wavefront_size
+            ),
+        ));
+    }
+    if metadata.kernarg_segment_size > MAX_KERNARG_SEGMENT_SIZE {
+        return Err(kernel_error(
+            metadata,
+            format!(
+                "kernarg segment of {} bytes exceeds the {MAX_KERNARG_SEGMENT_SIZE}-byte limit",
+                metadata.kernarg_segment_size
             ),
         ));
     }
@@ -184,4 +198,36 @@ fn check_descriptor(metadata: &KernelMetadata, descriptor: &KernelDescriptor) ->
         ));
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::code_object::CodeObject;
+    use crate::code_object::hand_made::{
+        ElfBuilder, arg, descriptor_bytes, kernel_metadata, sample_kernels,
+    };
+
+    /// The sample object's `add` kernel with a kernarg segment of `size` bytes.
+    fn with_kernarg_size(size: u32) -> Vec<u8> {
+        let mut kernels = sample_kernels();
+        let args = vec![arg(0, 8, "global_buffer", Some("a"))];
+        kernels[0].metadata = kernel_metadata("add", size, 64, args);
+        kernels[0].descriptor = descriptor_bytes(256, 16, size, 0x00af_0081, 0x84, 2, 0x0008);
+        ElfBuilder::new(kernels).build()
+    }
+
+    #[test]
+    fn kernarg_segments_above_the_limit_are_refused() {
+        CodeObject::parse(&with_kernarg_size(MAX_KERNARG_SEGMENT_SIZE)).unwrap();
+        for size in [MAX_KERNARG_SEGMENT_SIZE + 1, u32::MAX] {
+            let error = CodeObject::parse(&with_kernarg_size(size)).unwrap_err();
+            assert_eq!(
+                error.to_string(),
+                format!(
+                    "kernel 'add': kernarg segment of {size} bytes exceeds the 1048576-byte limit"
+                )
+            );
+        }
+    }
 }

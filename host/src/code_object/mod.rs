@@ -8,6 +8,33 @@
 //!
 //! Sources: LLVM AMDGPUUsage ("ELF Code Object", "Code Object Metadata", "Kernel
 //! Descriptor"), clang's offload bundler.
+//!
+//! # Example
+//! What `cargo xtask build` reports per kernel, read from a code object it wrote:
+//! ```no_run
+//! use iron::code_object::{CodeObject, TargetId, code_object_for};
+//!
+//! let bytes = std::fs::read("target/iron/gfx950/kernels.co")?;
+//! let code_object = CodeObject::parse(&bytes)?;
+//! println!("{}", code_object.target());
+//! for kernel in code_object.kernels() {
+//!     let m = kernel.metadata();
+//!     println!(
+//!         "{}: {} VGPRs, {} SGPRs, {} bytes of static LDS, {} of scratch, at most {} work-items",
+//!         m.name,
+//!         m.vgpr_count,
+//!         m.sgpr_count,
+//!         m.group_segment_fixed_size,
+//!         m.private_segment_fixed_size,
+//!         m.max_flat_workgroup_size
+//!     );
+//! }
+//! // From the bundle, the entry a gfx942 device would load:
+//! let bundle = std::fs::read("target/iron/kernels.bundle")?;
+//! let for_gfx942 = code_object_for(&bundle, &TargetId::parse("gfx942:sramecc+:xnack-")?)?;
+//! println!("{} kernels", for_gfx942.kernels().len());
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 
 mod bundle;
 mod compressed;
@@ -44,6 +71,12 @@ pub use target::{
 };
 
 use elf::ElfImage;
+
+/// The hand-made code objects of the code-object tests (`host/tests`), for the unit tests of
+/// the reader and the emulator's loader.
+#[cfg(test)]
+#[path = "../../tests/code_object_common/mod.rs"]
+pub(crate) mod hand_made;
 
 /// Bytes loaded at an address: the `.text` section as the emulator maps it.
 #[derive(Debug, Clone, PartialEq, Eq)]

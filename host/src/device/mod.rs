@@ -7,6 +7,14 @@
 //! copied with length checks, a [`Module`] that picks its code object for the device and keeps
 //! the parsed metadata, [`Kernel`]s and [`TypedKernel`]s resolved from it, [`Stream`]s that
 //! launch them ([`crate::launch`] says what is checked) and [`Event`]s that time them.
+//!
+//! # Threads
+//! Every owning type is `Send + Sync`: [`Device`] is a shared handle to a `Backend: Send + Sync`,
+//! [`DeviceBuffer`] a device and an address (writing it needs `&mut`), [`Module`], [`Kernel`]
+//! and [`TypedKernel`] are immutable once loaded, and [`Stream`] and [`Event`] are handles whose
+//! work the backend orders. Share one device, its modules and the
+//! [`Library`](crate::library::Library) between threads; give each thread its own streams
+//! when their work should not wait on each other's. The emulator runs one dispatch at a time.
 
 mod backend;
 mod buffer;
@@ -26,6 +34,27 @@ pub use properties::{DeviceProperties, PEAK_RATES, PeakRates, peak_rates};
 pub use stream::{Event, Stream};
 
 /// A device: a shared backend and its properties. Clones are cheap and refer to the same device.
+///
+/// A HIP GPU ([`Device::hip`]) and the emulator ([`crate::emulator::Emulator::device`]) are
+/// both a `Device`: everything above works the same on either.
+///
+/// # Example
+/// ```
+/// use iron::emulator::Emulator;
+/// use iron::{Device, DeviceBuffer};
+///
+/// // The first AMD GPU, or the emulator playing a gfx950 when there is none.
+/// let device = match Device::hip(0) {
+///     Ok(gpu) => gpu,
+///     Err(_) => Emulator::new("gfx950")?.device(),
+/// };
+/// let properties = device.properties();
+/// println!("{} ({}), wave{}", properties.name, properties.target, properties.wave_size);
+///
+/// let buffer = DeviceBuffer::from_slice(&device, &[1u32, 2, 3])?;
+/// assert_eq!(buffer.to_vec()?, [1, 2, 3]);
+/// # Ok::<(), iron::DeviceError>(())
+/// ```
 #[derive(Clone)]
 pub struct Device {
     inner: Arc<DeviceInner>,

@@ -18,14 +18,22 @@ mod result;
 
 pub use backend::HipBackend;
 
-use hip_runtime_sys::HipRuntime;
+use hip_runtime_sys::{HipRuntime, LoadError};
 
 use crate::device::BackendError;
 
 /// The process-wide HIP runtime, or why there is none.
 fn runtime() -> Result<&'static HipRuntime, BackendError> {
-    hip_runtime_sys::runtime()
-        .map_err(|error| BackendError::NoDevice(format!("no AMD GPU found: {error}")))
+    hip_runtime_sys::runtime().map_err(|error| {
+        let fix = match error {
+            LoadError::NotFound { .. } => "",
+            LoadError::MissingSymbols { .. } => {
+                "; the runtime is too old or not HIP: install ROCm 5.2 or later, or set \
+                 IRON_HIP_LIBRARY to its libamdhip64.so"
+            }
+        };
+        BackendError::NoDevice(format!("no AMD GPU found: {error}{fix}"))
+    })
 }
 
 /// The number of devices the runtime reports; an error naming the runtime's status when it

@@ -108,6 +108,11 @@ impl Ctx<'_> {
     }
 }
 
+/// Scratch bytes one wave may have: 8 MiB, what the hardware's per-wave scratch size field
+/// (COMPUTE_TMPRING_SIZE.WAVESIZE, 8191 KiB) describes, rounded up. A descriptor asking for
+/// more is refused instead of making the emulator allocate it.
+const MAX_SCRATCH_PER_WAVE: u64 = 8 << 20;
+
 fn invalid(d: &Dispatch<'_>, reason: impl Into<String>) -> EmuError {
     EmuError::InvalidDispatch {
         kernel: d.kernel_name.to_string(),
@@ -190,7 +195,19 @@ fn prepare(
         &dispatch_packet(d, kernarg_address, lds_size as u32),
     )?;
     let queue_address = mem.alloc(256, 64)?;
-    let per_lane = desc.private_segment_fixed_size.div_ceil(4) * 4;
+    let per_lane = u64::from(desc.private_segment_fixed_size).div_ceil(4) * 4;
+    if per_lane * u64::from(wave.lanes()) > MAX_SCRATCH_PER_WAVE {
+        return Err(invalid(
+            d,
+            format!(
+                "{per_lane} bytes of scratch per work-item exceed the {} a wave of {} can have",
+                MAX_SCRATCH_PER_WAVE / u64::from(wave.lanes()),
+                wave.lanes()
+            ),
+        ));
+    }
+    // At most 8 MiB / 32 lanes, so it fits.
+    let per_lane = per_lane as u32;
     let scratch = if per_lane > 0 {
         let base = mem.alloc(u64::from(per_lane) * 64 * u64::from(waves_per_group), 256)?;
         Scratch { base, per_lane }
@@ -371,6 +388,52 @@ fn run_group<I: Isa>(
         }
         if !any_running && waiting == 0 {
             return Ok(());
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::{Dispatch, EmuError, Gpu, KernelDescriptor, Target};
+
+    /// Dispatches `s_endpgm` on gfx950 (wave64) with `private` scratch bytes per work-item.
+    fn dispatch_with_scratch(private: u32) -> Result<(), EmuError> {
+        let mut gpu = Gpu::new(Target::Gfx950);
+        let code = 0xbf81_0000u32.to_le_bytes();
+        let base = gpu.memory_mut().alloc(4, 4096).unwrap();
+        let code_id = gpu.load_code(&code, base);
+        let d = Dispatch {
+            kernel_name: "scratch",
+            code: code_id,
+            entry: base,
+            descriptor: KernelDescriptor {
+                private_segment_fixed_size: private,
+                compute_pgm_rsrc2: 1,
+                kernel_code_properties: 1,
+                ..Default::default()
+            },
+            kernarg: &[],
+            grid: [1, 1, 1],
+            workgroup_size: [256, 1, 1],
+            dynamic_lds: 0,
+        };
+        gpu.dispatch(&d).map(|_| ())
+    }
+
+    #[test]
+    fn scratch_beyond_the_per_wave_limit_is_refused_not_allocated() {
+        let per_lane_limit = (super::MAX_SCRATCH_PER_WAVE / 64) as u32;
+        dispatch_with_scratch(per_lane_limit).unwrap();
+        for private in [per_lane_limit + 4, 1 << 26, u32::MAX] {
+            match dispatch_with_scratch(private) {
+                Err(EmuError::InvalidDispatch { reason, .. }) => {
+                    assert!(
+                        reason.contains("bytes of scratch per work-item"),
+                        "{reason}"
+                    )
+                }
+                other => panic!("{private} bytes per lane: {other:?}"),
+            }
         }
     }
 }
