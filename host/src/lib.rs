@@ -28,6 +28,7 @@
 //! assert_eq!(c.to_vec()?, vec![3.0f32; n]);
 //! # Ok::<(), iron::DeviceError>(())
 //! ```
+#![deny(missing_docs)]
 
 pub mod code_object;
 pub mod device;

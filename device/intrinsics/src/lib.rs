@@ -12,6 +12,7 @@
 //! (uniform control flow, all lanes active); "workgroup-wide" ones by every work-item of the
 //! workgroup.
 #![no_std]
+#![deny(missing_docs)]
 #![cfg_attr(
     target_arch = "amdgpu",
     feature(

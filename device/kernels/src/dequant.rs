@@ -8,7 +8,7 @@
 //!
 //! Launch: any grid (grid-stride), workgroups of up to 256, no dynamic LDS. Each work-item
 //! decodes 16 consecutive elements at a time (half an MX block, one NVFP4 block: see
-//! [`crate::decode`]), reading their codes with one 8-, 12- or 16-byte access and writing them
+//! `crate::decode`), reading their codes with one 8-, 12- or 16-byte access and writing them
 //! with four 16-byte stores; a grid of `blocks * BLOCK_LEN / 16` work-items covers the tensor in
 //! one pass. Buffers must be 16-byte aligned (device allocations are), and
 //! `blocks * BLOCK_LEN / 16` must be below 2^32.

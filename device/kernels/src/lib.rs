@@ -5,6 +5,7 @@
 //! same items are typed launch declarations (`KernelDecl`) that the host crate launches.
 //! Every kernel documents its arguments, its launch geometry and the dynamic LDS it needs.
 #![no_std]
+#![deny(missing_docs)]
 #![cfg_attr(target_arch = "amdgpu", feature(abi_gpu_kernel))]
 
 pub mod attention;

@@ -18,7 +18,7 @@
 //! Shapes: `k` a multiple of the block length (32 for MX, 16 for NVFP4) or, for plain FP8, of 16;
 //! the host checks. `batch` above 8 is treated as 8. Any `m` (with `m = 0` nothing is written).
 //!
-//! Arithmetic: each weight's element value is decoded exactly ([`crate::decode_fast`]); the 16
+//! Arithmetic: each weight's element value is decoded exactly (`crate::decode_fast`); the 16
 //! products of a unit are summed in f32 with fused multiply-adds, and the sum times the unit's
 //! block scale (E8M0 or E4M3; 1 for plain FP8) is added to the work-item's running sum with one
 //! more (its units in increasing `k`); the wave adds the work-items' sums (`wave::reduce_sum`),
@@ -27,7 +27,7 @@
 //!
 //! Mapping: one wave per output row; a workgroup of `waves` waves takes rows
 //! `g * waves .. g * waves + waves` and strides by the grid. The row is cut into units of 16
-//! weights (one 8-, 12- or 16-byte read of codes, [`crate::decode`]); lane `l` takes units
+//! weights (one 8-, 12- or 16-byte read of codes, `crate::decode`); lane `l` takes units
 //! `l, l + WAVE, ...` of each K chunk, so a wave reads `W` once, coalesced, for all `batch`
 //! vectors. `x` is staged through LDS in chunks of 1024 columns: the workgroup converts
 //! `x[:, k0..k0 + 1024]` to f32 into LDS, and every wave reads it from there, the four 16-byte

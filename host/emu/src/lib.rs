@@ -8,7 +8,7 @@
 //! Decoding is table driven: the per-family opcode tables are generated from AMD's machine-readable
 //! ISA data (see `gen/`), and each family lives in its own module: `gfx9` (CDNA: gfx90a, gfx942,
 //! gfx950) and `rdna` (gfx1100, gfx1201).
-#![warn(missing_docs)]
+#![deny(missing_docs)]
 
 mod counters;
 mod dispatch;

@@ -24,6 +24,7 @@
 //! The runtime's ABI differs across ROCm 5, 6 and 7 in one place this crate must handle:
 //! `hipDeviceProp_t` (see [`DeviceProperties`]). Everything else in the table is unchanged.
 //! Regenerate `src/generated.rs` with `cargo xtask bindgen-hip`.
+#![deny(missing_docs)]
 
 mod device_props;
 mod error;

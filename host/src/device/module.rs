@@ -137,6 +137,22 @@ impl Module {
     /// The kernel `decl` declares (`#[kernel]` makes one per kernel), after checking its
     /// signature against the metadata: argument count, each argument's kind and size, and the
     /// declared `max_threads` against `.max_flat_workgroup_size`.
+    ///
+    /// # Example
+    /// ```no_run
+    /// use iron::emulator::Emulator;
+    /// use iron::{Device, Module, TypedKernel};
+    /// use iron_kernels::elementwise::add_f32;
+    ///
+    /// // After `cargo xtask build --gfx gfx950`:
+    /// let device = Emulator::new("gfx950")?.device();
+    /// let module = device.load_module(&std::fs::read("target/iron/kernels.bundle").unwrap())?;
+    /// // `add_f32` is a `KernelDecl<fn(*const f32, *const f32, *mut f32, u32)>`: the kernel is
+    /// // named by value, and its signature types the launch's arguments.
+    /// let add: TypedKernel<fn(*const f32, *const f32, *mut f32, u32)> = module.kernel(add_f32)?;
+    /// println!("{}: {} VGPRs", add.kernel().name(), add.kernel().metadata().vgpr_count);
+    /// # Ok::<(), iron::DeviceError>(())
+    /// ```
     pub fn kernel<F: KernelSignature>(
         &self,
         decl: KernelDecl<F>,

@@ -119,6 +119,29 @@ impl Stream {
     /// kernels: `n` is at most the length of every buffer, plus what each kernel's docs state).
     /// Everything else is checked, and buffers outlive the kernel's use of them: freeing and
     /// host reads wait for queued work.
+    ///
+    /// # Example
+    /// ```no_run
+    /// use iron::emulator::Emulator;
+    /// use iron::{DeviceBuffer, LaunchConfig};
+    /// use iron_kernels::elementwise::add_f32;
+    ///
+    /// // After `cargo xtask build --gfx gfx950`:
+    /// let device = Emulator::new("gfx950")?.device();
+    /// let module = device.load_module(&std::fs::read("target/iron/kernels.bundle").unwrap())?;
+    /// let add = module.kernel(add_f32)?;
+    /// let n = 1000;
+    /// let a = DeviceBuffer::from_slice(&device, &vec![1.0f32; n])?;
+    /// let b = DeviceBuffer::from_slice(&device, &vec![2.0f32; n])?;
+    /// let mut c = DeviceBuffer::<f32>::zeros(&device, n)?;
+    /// let stream = device.default_stream();
+    /// // The tuple's types follow from add_f32's signature: `*const f32` takes a
+    /// // `&DeviceBuffer<f32>`, `*mut f32` a `&mut DeviceBuffer<f32>`, `u32` a `u32`.
+    /// // SAFETY: add_f32 touches elements 0..n of each buffer, and each holds n.
+    /// unsafe { stream.launch(&add, LaunchConfig::for_elements(n, 256), (&a, &b, &mut c, n as u32))? };
+    /// assert_eq!(c.to_vec()?, vec![3.0f32; n]);
+    /// # Ok::<(), iron::DeviceError>(())
+    /// ```
     pub unsafe fn launch<F: KernelSignature>(
         &self,
         kernel: &TypedKernel<F>,

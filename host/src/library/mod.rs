@@ -147,6 +147,22 @@ impl Library {
     }
 
     /// Loads the build's bundle ([`Library::built_bundle_path`]) on `device`.
+    ///
+    /// # Example
+    /// ```no_run
+    /// use iron::DeviceBuffer;
+    /// use iron::emulator::Emulator;
+    /// use iron::library::Library;
+    ///
+    /// // After `cargo xtask build --gfx gfx950` (without it: an error saying to run it).
+    /// let device = Emulator::new("gfx950")?.device();
+    /// let library = Library::load_built(&device)?;
+    /// let x = DeviceBuffer::from_slice(&device, &[1.0f32, 2.0, 3.0])?;
+    /// let mut y = DeviceBuffer::<f32>::alloc(&device, 3)?;
+    /// library.scale(&device.default_stream(), 2.0, &x, &mut y, 3)?;
+    /// assert_eq!(y.to_vec()?, [2.0, 4.0, 6.0]);
+    /// # Ok::<(), iron::library::LibraryError>(())
+    /// ```
     pub fn load_built(device: &Device) -> Result<Library, LibraryError> {
         let path = Library::built_bundle_path()?;
         let bytes = std::fs::read(&path).map_err(|e| LibraryError::ReadBundle {
@@ -165,12 +181,19 @@ impl Library {
 
     /// Where the build's bundle is: `$IRON_ARTIFACTS/kernels.bundle` when the variable is set
     /// (`cargo xtask test` sets it; `--out-dir` builds go there), else
-    /// `<workspace>/target/iron/kernels.bundle` (`cargo xtask build`'s default output, a path
-    /// fixed when this crate is compiled). An error lists the path looked at when no file is
-    /// there.
+    /// `$CARGO_TARGET_DIR/iron/kernels.bundle` when that variable is set (where
+    /// `cargo xtask build` writes then), else `<workspace>/target/iron/kernels.bundle`
+    /// (`cargo xtask build`'s default output, a path fixed when this crate is compiled). An
+    /// error lists the path looked at when no file is there.
     pub fn built_bundle_path() -> Result<PathBuf, LibraryError> {
-        let dir = std::env::var_os(ARTIFACTS_ENV)
-            .map_or_else(|| PathBuf::from(DEFAULT_ARTIFACTS), PathBuf::from);
+        let dir = match (
+            std::env::var_os(ARTIFACTS_ENV),
+            std::env::var_os("CARGO_TARGET_DIR"),
+        ) {
+            (Some(dir), _) => PathBuf::from(dir),
+            (None, Some(target)) => PathBuf::from(target).join("iron"),
+            (None, None) => PathBuf::from(DEFAULT_ARTIFACTS),
+        };
         let path = dir.join(BUNDLE_FILE);
         if path.is_file() {
             Ok(path)

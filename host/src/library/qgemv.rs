@@ -364,7 +364,8 @@ impl Library {
         let kernel = X::fp8_kernel(self, format).ok_or_else(|| LibraryError::BadShape {
             operation: OP,
             detail: format!(
-                "no kernel for {format:?} weights with {} inputs and {} outputs",
+                "no kernel for {format:?} weights with {} inputs and {} outputs: f16 and bf16 \
+                 outputs take E4M3Fn or E5M2 weights only; use f32 outputs",
                 std::any::type_name::<X>(),
                 std::any::type_name::<Y>()
             ),

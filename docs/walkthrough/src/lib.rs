@@ -1,0 +1,7 @@
+//! The kernels of the walkthrough (`docs/walkthrough.md`): a first kernel and a row
+//! normalization with wave reductions and dynamic LDS.
+#![no_std]
+#![cfg_attr(target_arch = "amdgpu", feature(abi_gpu_kernel))]
+
+pub mod normalize_rows;
+pub mod scale;
