@@ -7,8 +7,18 @@
 //!   checks included.
 //! - `cargo xtask emu run <CODE_OBJECT> --kernel <NAME> --grid .. --block .. [--arg ..]`: runs
 //!   one kernel of any code object on the emulator.
+//! - `cargo xtask report [--gfx <LIST>] [--device <NAME>] [--smoke]`: the performance report
+//!   (static resources, emulated traffic, roofline bounds) under `target/iron/report/`.
+//! - `cargo xtask bench [--quick]`: the criterion benchmarks: the kernel library on a HIP device
+//!   when there is one, and the host-side benchmarks.
 //! - `cargo xtask bindgen-hip`: regenerates the committed HIP runtime bindings.
+#![allow(
+    rustdoc::broken_intra_doc_links,
+    rustdoc::invalid_html_tags,
+    reason = "the command-line arguments' doc comments are their help text, written for a terminal"
+)]
 
+mod bench;
 mod build;
 mod device_build;
 mod emu_args;
@@ -18,6 +28,7 @@ mod gfx;
 mod hip_bindgen;
 mod manifest;
 mod post_lto;
+mod report;
 mod resources;
 mod spec;
 mod test;
@@ -64,6 +75,27 @@ enum Cmd {
     Emu {
         #[command(subcommand)]
         command: EmuCmd,
+    },
+    /// Report every library kernel's resources, emulated memory traffic and roofline bounds.
+    Report {
+        /// Targets, as for `build` (default: all, or the device's gfx with --device).
+        #[arg(long, value_name = "LIST")]
+        gfx: Option<String>,
+        /// Estimate for this device only (e.g. MI300X, "RX 7900 XTX").
+        #[arg(long, value_name = "NAME")]
+        device: Option<String>,
+        /// Small shapes: a quick check for CI.
+        #[arg(long)]
+        smoke: bool,
+        /// Use the build in this directory instead of building first.
+        #[arg(long, value_name = "DIR")]
+        artifacts: Option<PathBuf>,
+    },
+    /// Run the criterion benchmarks: the kernel library on a HIP device, and the host side.
+    Bench {
+        /// Criterion's short mode (fewer, shorter samples).
+        #[arg(long)]
+        quick: bool,
     },
     /// Regenerate host/hip-runtime-sys's bindings from the HIP C headers (needs the Debian
     /// packages libamdhip64-dev and libclang-dev).
@@ -131,6 +163,21 @@ fn main() {
             }
             Cmd::Test => test::run_all(&root),
             Cmd::BindgenHip => hip_bindgen::run(&root),
+            Cmd::Bench { quick } => bench::run(&root, quick),
+            Cmd::Report {
+                gfx,
+                device,
+                smoke,
+                artifacts,
+            } => report::run(
+                &root,
+                &report::Options {
+                    gfx,
+                    device,
+                    smoke,
+                    artifacts: artifacts.map(|a| cwd.join(a)),
+                },
+            ),
             Cmd::Emu {
                 command:
                     EmuCmd::Run {

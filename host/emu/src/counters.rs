@@ -61,6 +61,9 @@ pub struct Counters {
     pub instructions: [u64; 11],
     /// Bytes read from global memory by vector and scalar memory instructions (active lanes).
     pub global_bytes_read: u64,
+    /// The part of `global_bytes_read` that scalar memory instructions (SMEM loads and scalar
+    /// atomics) read: kernel arguments and wave-uniform data, mostly served by the scalar cache.
+    pub scalar_bytes_read: u64,
     /// Bytes written to global memory (atomics count as read and write).
     pub global_bytes_written: u64,
     /// Vector global memory instructions by per-lane access width (see [`ACCESS_WIDTHS`]).
@@ -77,6 +80,8 @@ pub struct Counters {
     pub workgroups: u64,
     /// Barriers completed (per workgroup).
     pub barriers: u64,
+    /// LDS bytes allocated per workgroup (static plus dynamic; the largest of summed dispatches).
+    pub lds_bytes_per_workgroup: u32,
 }
 
 impl Counters {
@@ -88,6 +93,18 @@ impl Counters {
     /// Wave-instructions of one class.
     pub fn of(&self, class: InstructionClass) -> u64 {
         self.instructions[class.index()]
+    }
+
+    /// Bytes read from global memory by vector memory instructions: the total without the
+    /// scalar loads.
+    pub fn vector_bytes_read(&self) -> u64 {
+        self.global_bytes_read - self.scalar_bytes_read
+    }
+
+    /// Counts `bytes` read by a scalar memory instruction (in the global total too).
+    pub(crate) fn scalar_read(&mut self, bytes: u64) {
+        self.global_bytes_read += bytes;
+        self.scalar_bytes_read += bytes;
     }
 
     pub(crate) fn access_width(&mut self, bytes: u32) {
@@ -110,6 +127,7 @@ impl AddAssign<&Counters> for Counters {
             *a += b;
         }
         self.global_bytes_read += o.global_bytes_read;
+        self.scalar_bytes_read += o.scalar_bytes_read;
         self.global_bytes_written += o.global_bytes_written;
         self.lds_accesses += o.lds_accesses;
         self.lds_bytes += o.lds_bytes;
@@ -117,5 +135,6 @@ impl AddAssign<&Counters> for Counters {
         self.waves += o.waves;
         self.workgroups += o.workgroups;
         self.barriers += o.barriers;
+        self.lds_bytes_per_workgroup = self.lds_bytes_per_workgroup.max(o.lds_bytes_per_workgroup);
     }
 }

@@ -259,7 +259,10 @@ fn run_groups<I: Isa>(
     budget: u64,
     trace: &mut Option<&mut dyn FnMut(&TraceEvent<'_>)>,
 ) -> Result<Counters, EmuError> {
-    let mut counters = Counters::default();
+    let mut counters = Counters {
+        lds_bytes_per_workgroup: launch.lds_size,
+        ..Counters::default()
+    };
     let mut lds = vec![0u8; launch.lds_size as usize];
     let mut waves: Vec<Wave> = (0..launch.waves_per_group).map(|_| Wave::new()).collect();
     let mut executed: u64 = 0;

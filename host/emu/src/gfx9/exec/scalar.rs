@@ -654,7 +654,7 @@ pub(crate) fn smem(ctx: &mut Ctx<'_>, w: &mut Wave, i: &Instruction) -> Result<F
             };
             w.sgpr[usize::from(r) + k as usize] = v;
         }
-        ctx.counters.global_bytes_read += u64::from(dwords) * 4;
+        ctx.counters.scalar_read(u64::from(dwords) * 4);
         return Ok(Flow::Next);
     }
     if name.starts_with("s_store_") || name.starts_with("s_buffer_store_") {
@@ -751,7 +751,7 @@ fn scalar_atomic(
     ctx.mem
         .write(address, &new.to_le_bytes()[..bytes as usize])
         .map_err(|_| fault(true))?;
-    ctx.counters.global_bytes_read += u64::from(bytes);
+    ctx.counters.scalar_read(u64::from(bytes));
     ctx.counters.global_bytes_written += u64::from(bytes);
     if i.fields.glc {
         w.write_scalar(

@@ -252,6 +252,6 @@ pub(crate) fn smem(ctx: &mut Ctx<'_>, w: &mut Wave, i: &Instruction) -> Result<F
         };
         w.sgpr[usize::from(r) + k as usize] = value;
     }
-    ctx.counters.global_bytes_read += u64::from(dwords * bytes.min(4));
+    ctx.counters.scalar_read(u64::from(dwords * bytes.min(4)));
     Ok(Flow::Next)
 }

@@ -1,0 +1,169 @@
+//! The row-shaped and indexed operations: reductions, norms, softmax, gather, transpose, RoPE.
+
+use super::{Demand, Family, Math, Runner, Sample};
+use iron::library::{RopeFloat, RopeShape, RopeStyle, bf16, f16};
+
+/// Rows of the row operations.
+const ROWS: usize = 256;
+/// Elements per row: a typical hidden size.
+const COLS: usize = 4096;
+
+/// Runs every row and indexed operation.
+pub fn run(r: &mut Runner<'_>) {
+    let rows = r.size.scale(ROWS, 16);
+    sum(r, rows * COLS);
+    per_float::<f32>(r, rows);
+    per_float::<f16>(r, rows);
+    per_float::<bf16>(r, rows);
+    gather::<u32>(r);
+    gather::<u16>(r);
+    transpose::<u32>(r);
+    transpose::<u16>(r);
+}
+
+fn vector(label: String, min_bytes: u64, flops: u64, elements: usize) -> Demand {
+    Demand {
+        label,
+        min_bytes,
+        flops,
+        elements: elements as u64,
+        math: Math::Vector,
+    }
+}
+
+fn sum(r: &mut Runner<'_>, n: usize) {
+    r.measure(Family::Reduction, |r| {
+        let x = r.device_floats::<f32>(n)?;
+        let mut total = r.zeros::<f32>(1)?;
+        r.library.sum(&r.stream, &x, &mut total, n)?;
+        Ok(vector(
+            format!("sum f32 n={n}"),
+            4 * n as u64 + 4,
+            n as u64,
+            1,
+        ))
+    });
+}
+
+/// The row operations and RoPE over `T`.
+fn per_float<T: Sample + RopeFloat>(r: &mut Runner<'_>, rows: usize) {
+    let n = rows * COLS;
+    let x_bytes = T::SIZE * n as u64;
+    let t = T::TYPE_NAME;
+    let shape = format!("{rows}x{COLS}");
+    for name in ["row_sum", "row_max", "row_argmax"] {
+        r.measure(Family::RowReduction, |r| {
+            let x = r.device_floats::<T>(n)?;
+            let lib = r.library;
+            if name == "row_argmax" {
+                let mut out = r.zeros::<u32>(rows)?;
+                lib.row_argmax(&r.stream, &x, &mut out, rows, COLS)?;
+            } else {
+                let mut out = r.zeros::<f32>(rows)?;
+                match name {
+                    "row_sum" => lib.row_sum(&r.stream, &x, &mut out, rows, COLS)?,
+                    _ => lib.row_max(&r.stream, &x, &mut out, rows, COLS)?,
+                }
+            }
+            let bytes = x_bytes + 4 * rows as u64;
+            Ok(vector(format!("{name} {t} {shape}"), bytes, n as u64, n))
+        });
+    }
+    let weights = T::SIZE * COLS as u64;
+    r.measure(Family::Norm, |r| {
+        let x = r.device_floats::<T>(n)?;
+        let weight = r.device_floats::<T>(COLS)?;
+        let mut y = r.zeros::<T>(n)?;
+        r.library
+            .rmsnorm(&r.stream, &x, &weight, 1e-6, &mut y, rows, COLS)?;
+        let label = format!("rmsnorm {t} {shape}");
+        Ok(vector(label, 2 * x_bytes + weights, 4 * n as u64, n))
+    });
+    r.measure(Family::Norm, |r| {
+        let x = r.device_floats::<T>(n)?;
+        let weight = r.device_floats::<T>(COLS)?;
+        let bias = r.device_floats::<T>(COLS)?;
+        let mut y = r.zeros::<T>(n)?;
+        r.library
+            .layernorm(&r.stream, &x, &weight, &bias, 1e-5, &mut y, rows, COLS)?;
+        let label = format!("layernorm {t} {shape}");
+        Ok(vector(label, 2 * x_bytes + 2 * weights, 7 * n as u64, n))
+    });
+    r.measure(Family::Softmax, |r| {
+        let x = r.device_floats::<T>(n)?;
+        let mut y = r.zeros::<T>(n)?;
+        r.library.softmax(&r.stream, &x, &mut y, rows, COLS)?;
+        Ok(vector(
+            format!("softmax {t} {shape}"),
+            2 * x_bytes,
+            4 * n as u64,
+            n,
+        ))
+    });
+    rope::<T>(r, rows);
+}
+
+/// RoPE over `rows` tokens of 32 heads of 128 elements, fully rotated.
+fn rope<T: Sample + RopeFloat>(r: &mut Runner<'_>, tokens: usize) {
+    let shape = RopeShape {
+        tokens,
+        heads: 32,
+        head_dim: 128,
+        rotary_dim: 128,
+    };
+    let n = shape.tokens * shape.heads * shape.head_dim;
+    for style in [RopeStyle::NeoX, RopeStyle::GptJ] {
+        r.measure(Family::Rope, |r| {
+            let mut x = r.device_floats::<T>(n)?;
+            let positions = r.device_indices(tokens, 8192)?;
+            r.library
+                .rope(&r.stream, &mut x, &positions, shape, 10000.0, style)?;
+            let rotated = (shape.tokens * shape.heads * shape.rotary_dim) as u64;
+            let bytes = 2 * T::SIZE * rotated + 4 * tokens as u64;
+            let label = format!("rope {style:?} {} {tokens}x32x128", T::TYPE_NAME);
+            Ok(vector(label, bytes, 3 * rotated, n))
+        });
+    }
+}
+
+/// Bytes per element of the index-only operations' element types.
+trait Width: iron::library::Bits {
+    const SIZE: u64;
+}
+
+impl Width for u32 {
+    const SIZE: u64 = 4;
+}
+
+impl Width for u16 {
+    const SIZE: u64 = 2;
+}
+
+/// 1024 lookups of rows of 1024 elements in a table of 8192 rows.
+fn gather<T: Width + Default>(r: &mut Runner<'_>) {
+    let (vocab, dim) = (8192, 1024);
+    let n = r.size.scale(1024, 64);
+    r.measure(Family::Gather, |r| {
+        let table = r.zeros::<T>(vocab * dim)?;
+        let indices = r.device_indices(n, vocab as u32)?;
+        let mut out = r.zeros::<T>(n * dim)?;
+        r.library
+            .gather(&r.stream, &table, (vocab, dim), &indices, &mut out, n)?;
+        let bytes = 2 * T::SIZE * (n * dim) as u64 + 4 * n as u64;
+        let label = format!("gather {}-bit {n}x{dim}", 8 * T::SIZE);
+        Ok(vector(label, bytes, 0, n * dim))
+    });
+}
+
+/// A 2048 x 2048 transpose (a quarter of that per side for a smoke run).
+fn transpose<T: Width + Default>(r: &mut Runner<'_>) {
+    let side = r.size.scale(2048, 512);
+    let n = side * side;
+    r.measure(Family::Transpose, |r| {
+        let src = r.zeros::<T>(n)?;
+        let mut dst = r.zeros::<T>(n)?;
+        r.library.transpose(&r.stream, &src, &mut dst, side, side)?;
+        let label = format!("transpose {}-bit {side}x{side}", 8 * T::SIZE);
+        Ok(vector(label, 2 * T::SIZE * n as u64, 0, n))
+    });
+}
