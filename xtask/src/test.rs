@@ -29,6 +29,15 @@ pub fn run_all(root: &Path) -> Result<()> {
     let emu_objects = iron_dir.join("emu-tests");
     eprintln!("building the emulator's test kernels");
     emu_test_objects::build_all(root, &emu_objects)?;
+    eprintln!("building the walkthrough's kernels (docs/walkthrough.md)");
+    let walkthrough = build::external_crate(&root.join("docs/walkthrough"))?;
+    build::build(
+        root,
+        &walkthrough,
+        &targets,
+        &iron_dir.join("walkthrough"),
+        false,
+    )?;
     let tools = Tools::locate()?;
     eprintln!("building the stand-in HIP runtime (a test fixture backed by the emulator)");
     let status = Command::new(&tools.cargo)
@@ -63,6 +72,72 @@ pub fn run_all(root: &Path) -> Result<()> {
     }
     if !status.success() {
         bail!("tests failed");
+    }
+    docs_build_cleanly()?;
+    eprintln!("the performance report on every target, small shapes (cargo xtask report --smoke)");
+    crate::report::run(
+        root,
+        &crate::report::Options {
+            gfx: Some(TEST_TARGETS.into()),
+            device: None,
+            smoke: true,
+            artifacts: Some(iron_dir.clone()),
+        },
+    )?;
+    fuzz_smoke(root)
+}
+
+/// Builds the workspace's API documentation with every rustdoc warning an error (broken links,
+/// missing docs on public crates).
+fn docs_build_cleanly() -> Result<()> {
+    eprintln!("building the API documentation (cargo doc, warnings denied)");
+    let tools = Tools::locate()?;
+    let status = Command::new(&tools.cargo)
+        .args(["doc", "--quiet", "--workspace", "--no-deps"])
+        .env("RUSTDOCFLAGS", "-D warnings")
+        .status()?;
+    if !status.success() {
+        bail!("cargo doc reported warnings: fix the doc comments it names");
+    }
+    Ok(())
+}
+
+/// The cargo-fuzz release the smoke run installs when cargo has none.
+const CARGO_FUZZ_VERSION: &str = "0.13.2";
+
+/// Seconds each fuzz target runs in the smoke run that ends the suite.
+const FUZZ_SMOKE_SECONDS: u32 = 10;
+
+/// Runs every fuzz target briefly (`fuzz/smoke.sh`): a crash, hang or runaway allocation fails
+/// the suite.
+fn fuzz_smoke(root: &Path) -> Result<()> {
+    let tools = Tools::locate()?;
+    let installed = Command::new(&tools.cargo)
+        .args(["fuzz", "--version"])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !installed {
+        eprintln!("installing cargo-fuzz {CARGO_FUZZ_VERSION} (the fuzz smoke run needs it)");
+        let status = Command::new(&tools.cargo)
+            .args([
+                "install",
+                "cargo-fuzz",
+                "--locked",
+                "--version",
+                CARGO_FUZZ_VERSION,
+            ])
+            .status()?;
+        if !status.success() {
+            bail!("installing cargo-fuzz failed: run `cargo install cargo-fuzz --locked`");
+        }
+    }
+    eprintln!("fuzzing every target for {FUZZ_SMOKE_SECONDS} s (fuzz/smoke.sh)");
+    let status = Command::new(root.join("fuzz/smoke.sh"))
+        .arg(FUZZ_SMOKE_SECONDS.to_string())
+        .env("CARGO_TARGET_DIR", build::target_dir(root))
+        .status()?;
+    if !status.success() {
+        bail!("the fuzz smoke run failed (a finding's input is in fuzz/artifacts/<target>/)");
     }
     Ok(())
 }
