@@ -24,6 +24,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use common::{ExampleError, Report};
+use iron::library::Library;
 use iron::{Device, DeviceBuffer, LaunchConfig, Module};
 use normalize_rows::normalize_rows_f32;
 use scale::scale_f32;
@@ -32,14 +33,10 @@ fn main() -> ExitCode {
     common::main(run)
 }
 
-/// Where the walkthrough's bundle is: `walkthrough/kernels.bundle` in `$IRON_ARTIFACTS` when
-/// that is set (as `cargo xtask test` does), else in `<workspace>/target/iron`.
+/// Where the walkthrough's bundle is: `walkthrough/kernels.bundle` in the directory the
+/// library's own build is looked for ([`Library::built_artifacts_dir`]).
 pub fn bundle_path() -> PathBuf {
-    let artifacts = std::env::var_os("IRON_ARTIFACTS").map_or_else(
-        || PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../target/iron")),
-        PathBuf::from,
-    );
-    artifacts.join("walkthrough/kernels.bundle")
+    Library::built_artifacts_dir().join("walkthrough/kernels.bundle")
 }
 
 /// Loads the walkthrough's kernels on `device`, or says in one line how to build them.

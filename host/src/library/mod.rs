@@ -179,21 +179,26 @@ impl Library {
         Ok(Library { module, kernels })
     }
 
-    /// Where the build's bundle is: `$IRON_ARTIFACTS/kernels.bundle` when the variable is set
-    /// (`cargo xtask test` sets it; `--out-dir` builds go there), else
-    /// `$CARGO_TARGET_DIR/iron/kernels.bundle` when that variable is set (where
-    /// `cargo xtask build` writes then), else `<workspace>/target/iron/kernels.bundle`
-    /// (`cargo xtask build`'s default output, a path fixed when this crate is compiled). An
-    /// error lists the path looked at when no file is there.
-    pub fn built_bundle_path() -> Result<PathBuf, LibraryError> {
-        let dir = match (
+    /// The directory `cargo xtask build` writes its outputs to, as the library looks for it:
+    /// `$IRON_ARTIFACTS` when the variable is set (`cargo xtask test` sets it; `--out-dir`
+    /// builds go there), else `$CARGO_TARGET_DIR/iron` when that variable is set (where
+    /// `cargo xtask build` writes then), else `<workspace>/target/iron` (`cargo xtask build`'s
+    /// default output, a path fixed when this crate is compiled).
+    pub fn built_artifacts_dir() -> PathBuf {
+        match (
             std::env::var_os(ARTIFACTS_ENV),
             std::env::var_os("CARGO_TARGET_DIR"),
         ) {
             (Some(dir), _) => PathBuf::from(dir),
             (None, Some(target)) => PathBuf::from(target).join("iron"),
             (None, None) => PathBuf::from(DEFAULT_ARTIFACTS),
-        };
+        }
+    }
+
+    /// Where the build's bundle is: `kernels.bundle` in [`Library::built_artifacts_dir`]. An
+    /// error lists the path looked at when no file is there.
+    pub fn built_bundle_path() -> Result<PathBuf, LibraryError> {
+        let dir = Library::built_artifacts_dir();
         let path = dir.join(BUNDLE_FILE);
         if path.is_file() {
             Ok(path)
