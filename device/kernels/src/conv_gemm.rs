@@ -132,6 +132,34 @@ struct Pixel {
     ow: u32,
 }
 
+/// A row of A as its gathers read it, worked out once per work-item: the input position under
+/// filter tap `(0, 0)` and where the pixel's image and the group's channels start in `x`.
+#[cfg(target_arch = "amdgpu")]
+#[derive(Clone, Copy)]
+struct RowOrigin {
+    /// Input row under filter row 0 (`oh * stride_h - pad_h`, wrapping below 0); for a row
+    /// past M, a value that no filter row brings inside the input.
+    ih0: u32,
+    /// Input column under filter column 0 (`ow * stride_w - pad_w`, wrapping below 0).
+    iw0: u32,
+    /// Index in `x` of the group's first channel of the pixel's image at input `(0, 0)`.
+    base: u32,
+}
+
+/// The filter tap of a K index: input channel within the group, filter row and column.
+#[cfg(target_arch = "amdgpu")]
+#[derive(Clone, Copy)]
+struct Tap {
+    c: u32,
+    r: u32,
+    s: u32,
+}
+
+/// The row origin of a row past M: `2^31` plus at most `255 * 255` stays above every input
+/// height.
+#[cfg(target_arch = "amdgpu")]
+const OUTSIDE: u32 = 1 << 31;
+
 #[cfg(target_arch = "amdgpu")]
 impl Problem {
     /// Output pixel `m` (a row of A).
@@ -146,29 +174,100 @@ impl Problem {
         }
     }
 
-    /// The index in `x` of element `kk` of the im2col row of `at`, or `None` in the padding
-    /// (or past K).
+    /// The gather origin of row `m` of A.
     #[inline(always)]
-    fn input_index<const NHWC: bool>(&self, at: Pixel, kk: u32) -> Option<u32> {
-        if kk >= self.k {
-            return None;
-        }
+    fn row_origin<const NHWC: bool>(&self, m: u32) -> RowOrigin {
         let (ch, win) = (&self.ch, &self.win);
-        let (c, r, s) = if NHWC {
-            let rs = kk / ch.c_per_group;
-            (kk % ch.c_per_group, rs / win.s, rs % win.s)
+        let at = self.pixel(m);
+        let channel = self.group * ch.c_per_group;
+        let image = win.in_h * win.in_w;
+        let base = if NHWC {
+            at.n.wrapping_mul(image)
+                .wrapping_mul(ch.c_in)
+                .wrapping_add(channel)
         } else {
-            let cr = kk / win.s;
-            (cr / win.r, cr % win.r, kk % win.s)
+            at.n.wrapping_mul(ch.c_in)
+                .wrapping_add(channel)
+                .wrapping_mul(image)
         };
-        let ih = win.input_row(at.oh, r)?;
-        let iw = win.input_col(at.ow, s)?;
-        let channel = self.group * ch.c_per_group + c;
-        Some(if NHWC {
-            ((at.n * win.in_h + ih) * win.in_w + iw) * ch.c_in + channel
+        RowOrigin {
+            ih0: if m < self.m {
+                (at.oh * win.stride_h).wrapping_sub(win.pad_h)
+            } else {
+                OUTSIDE
+            },
+            iw0: (at.ow * win.stride_w).wrapping_sub(win.pad_w),
+            base,
+        }
+    }
+
+    /// The filter tap of K index `kk` (in the weight's memory order).
+    #[inline(always)]
+    fn tap<const NHWC: bool>(&self, kk: u32) -> Tap {
+        let (cpg, s) = (self.ch.c_per_group, self.win.s);
+        if NHWC {
+            let rs = kk / cpg;
+            Tap {
+                c: kk % cpg,
+                r: rs / s,
+                s: rs % s,
+            }
         } else {
-            ((at.n * ch.c_in + channel) * win.in_h + ih) * win.in_w + iw
-        })
+            let cr = kk / s;
+            Tap {
+                c: cr / self.win.r,
+                r: cr % self.win.r,
+                s: kk % s,
+            }
+        }
+    }
+
+    /// The tap of the K index after `t`'s.
+    #[inline(always)]
+    fn next_tap<const NHWC: bool>(&self, t: Tap) -> Tap {
+        let (cpg, r_len, s_len) = (self.ch.c_per_group, self.win.r, self.win.s);
+        if NHWC {
+            let c = t.c + 1;
+            let c_wraps = c == cpg;
+            let s = t.s + u32::from(c_wraps);
+            let s_wraps = s == s_len;
+            Tap {
+                c: if c_wraps { 0 } else { c },
+                r: t.r + u32::from(s_wraps),
+                s: if s_wraps { 0 } else { s },
+            }
+        } else {
+            let s = t.s + 1;
+            let s_wraps = s == s_len;
+            let r = t.r + u32::from(s_wraps);
+            let r_wraps = r == r_len;
+            Tap {
+                c: t.c + u32::from(r_wraps),
+                r: if r_wraps { 0 } else { r },
+                s: if s_wraps { 0 } else { s },
+            }
+        }
+    }
+
+    /// The index in `x` of tap `t` of the row at `row`, and whether it is inside the input
+    /// (else the index is meaningless).
+    #[inline(always)]
+    fn input_index<const NHWC: bool>(&self, row: RowOrigin, t: Tap) -> (bool, u32) {
+        let win = &self.win;
+        let ih = row.ih0.wrapping_add(t.r * win.dilation_h);
+        let iw = row.iw0.wrapping_add(t.s * win.dilation_w);
+        let inside = ih < win.in_h && iw < win.in_w;
+        let pixel = ih.wrapping_mul(win.in_w).wrapping_add(iw);
+        let index = if NHWC {
+            row.base
+                .wrapping_add(pixel.wrapping_mul(self.ch.c_in))
+                .wrapping_add(t.c)
+        } else {
+            row.base
+                .wrapping_add((t.c * win.in_h).wrapping_mul(win.in_w))
+                .wrapping_add(pixel)
+        };
+        (inside, index)
     }
 
     /// The index in `y` of output channel `j` of this group at `at`.
@@ -195,92 +294,100 @@ unsafe fn read_run(p: *const u16) -> Run {
     unsafe { *(p as *const Run) }
 }
 
-/// This work-item's `RUN` elements of its row of A (`at`) from K index `k0`, zero outside the
+/// The `RUN` elements at `p` when `inside`, else zeros. Both cases read, `fallback` in the
+/// second, so that the choice is a select rather than a branch around the load: divergent
+/// branches cost wave-wide masks in scalar registers.
+///
+/// # Safety
+/// `p` (when `inside`) and `fallback` must be readable for `RUN` elements, 16-byte aligned.
+#[cfg(target_arch = "amdgpu")]
+#[inline(always)]
+unsafe fn read_run_or_zero(inside: bool, p: *const u16, fallback: *const u16) -> Run {
+    // SAFETY: as the caller guarantees.
+    let run = unsafe { read_run(if inside { p } else { fallback }) };
+    if inside { run } else { Run::ZERO }
+}
+
+/// The element at `p` when `inside`, else zero, read as [`read_run_or_zero`] reads.
+///
+/// # Safety
+/// `p` (when `inside`) and `fallback` must be readable.
+#[cfg(target_arch = "amdgpu")]
+#[inline(always)]
+unsafe fn read_or_zero(inside: bool, p: *const u16, fallback: *const u16) -> u16 {
+    // SAFETY: as the caller guarantees.
+    let code = unsafe { *(if inside { p } else { fallback }) };
+    if inside { code } else { 0 }
+}
+
+/// This work-item's `RUN` elements of its row of A (`row`) from K index `k0`, zero outside the
 /// matrix. NHWC inputs whose channel counts (per group and in all) are multiples of `RUN` are
 /// read as one 16-byte access: the run is then `RUN` consecutive channels of one pixel.
 ///
 /// # Safety
-/// `x` must hold the convolution's input, 16-byte aligned.
+/// `x` must hold the convolution's input, 16-byte aligned, and `w` its weights (`K > 0`
+/// elements per output channel, at least `RUN` when `K` is a multiple of `RUN`), 16-byte
+/// aligned: `w` is read in place of the padding.
 #[cfg(target_arch = "amdgpu")]
 #[inline(always)]
 unsafe fn gather_a<const NHWC: bool>(
-    x: *const u16,
+    (x, w): (*const u16, *const u16),
     p: &Problem,
-    at: Option<Pixel>,
+    row: RowOrigin,
     k0: u32,
 ) -> Run {
-    let Some(at) = at else {
-        return Run::ZERO;
-    };
+    let mut tap = p.tap::<NHWC>(k0);
     if NHWC && p.ch.c_per_group.is_multiple_of(RUN) && p.ch.c_in.is_multiple_of(RUN) {
-        return match p.input_index::<NHWC>(at, k0) {
-            // SAFETY: RUN channels of one pixel inside x, starting at a multiple of RUN
-            // elements.
-            Some(i) => unsafe { read_run(x.add(i as usize)) },
-            None => Run::ZERO,
-        };
+        let (inside, i) = p.input_index::<NHWC>(row, tap);
+        // SAFETY: when inside, RUN channels of one pixel inside x, starting at a multiple of
+        // RUN elements; K, a multiple of RUN, is then also a multiple of RUN.
+        return unsafe { read_run_or_zero(inside && k0 < p.k, x.wrapping_add(i as usize), w) };
+    }
+    let mut codes = [0; RUN as usize];
+    for (e, code) in codes.iter_mut().enumerate() {
+        let (inside, i) = p.input_index::<NHWC>(row, tap);
+        let inside = inside && k0 + (e as u32) < p.k;
+        // SAFETY: when inside, an element of x; w holds at least one element.
+        *code = unsafe { read_or_zero(inside, x.wrapping_add(i as usize), w) };
+        tap = p.next_tap::<NHWC>(tap);
     }
     let mut words = [0; RUN as usize / 2];
     for (i, word) in words.iter_mut().enumerate() {
-        let kk = k0 + 2 * i as u32;
-        // SAFETY: x holds the input, as the caller guarantees.
-        unsafe {
-            *word = pair(
-                input_code::<NHWC>(x, p, at, kk),
-                input_code::<NHWC>(x, p, at, kk + 1),
-            )
-        };
+        *word = pair(codes[2 * i], codes[2 * i + 1]);
     }
     Run(words)
 }
 
-/// Element `kk` of the im2col row of `at`: its code in `x`, or 0 in the padding or past K.
-///
-/// # Safety
-/// `x` must hold the convolution's input.
+/// A column of B as its gathers read it, worked out once per work-item.
 #[cfg(target_arch = "amdgpu")]
-#[inline(always)]
-unsafe fn input_code<const NHWC: bool>(x: *const u16, p: &Problem, at: Pixel, kk: u32) -> u16 {
-    match p.input_index::<NHWC>(at, kk) {
-        // SAFETY: an index inside x.
-        Some(i) => unsafe { *x.add(i as usize) },
-        None => 0,
-    }
+#[derive(Clone, Copy)]
+struct ColumnOrigin {
+    /// The column's first weight (the start of `w` for a column past N).
+    start: *const u16,
+    /// Its length: `K`, or 0 for a column past N.
+    len: u32,
 }
 
-/// This work-item's `RUN` elements of its column of B (`col`) from K index `k0`, zero outside
-/// the matrix; one 16-byte access when `K` is a multiple of `RUN`.
+/// This work-item's `RUN` elements of its column of B from K index `k0`, zero outside the
+/// matrix; one 16-byte access when `K` is a multiple of `RUN`.
 ///
 /// # Safety
-/// `w` must hold the convolution's weights, 16-byte aligned.
+/// `w` must hold the convolution's weights (`K > 0` elements per output channel), 16-byte
+/// aligned, and `col` must be this convolution's.
 #[cfg(target_arch = "amdgpu")]
 #[inline(always)]
-unsafe fn gather_b(w: *const u16, p: &Problem, col: Option<u32>, k0: u32) -> Run {
-    let Some(col) = col else {
-        return Run::ZERO;
-    };
-    // SAFETY: the weights of output channel g * N + col start there.
-    let column = unsafe { w.add(((p.group * p.ch.k_per_group + col) * p.k) as usize) };
+unsafe fn gather_b(w: *const u16, p: &Problem, col: ColumnOrigin, k0: u32) -> Run {
     if p.k.is_multiple_of(RUN) {
-        return if k0 < p.k {
-            // SAFETY: the run lies inside the column (K is a multiple of RUN), at a multiple of
-            // RUN elements from the start of w.
-            unsafe { read_run(column.add(k0 as usize)) }
-        } else {
-            Run::ZERO
-        };
+        // SAFETY: when inside, the run lies inside the column (K is a multiple of RUN), at a
+        // multiple of RUN elements from the start of w, which holds at least RUN elements.
+        return unsafe { read_run_or_zero(k0 < col.len, col.start.wrapping_add(k0 as usize), w) };
     }
-    let code = |kk: u32| {
-        if kk < p.k {
-            // SAFETY: weight kk of the column, inside w.
-            unsafe { *column.add(kk as usize) }
-        } else {
-            0
-        }
-    };
     let mut words = [0; RUN as usize / 2];
     for (i, word) in words.iter_mut().enumerate() {
         let kk = k0 + 2 * i as u32;
+        // SAFETY: when inside, weights of the column, inside w; w holds at least one element.
+        let code =
+            |kk: u32| unsafe { read_or_zero(kk < col.len, col.start.wrapping_add(kk as usize), w) };
         *word = pair(code(kk), code(kk + 1));
     }
     Run(words)
@@ -290,19 +397,25 @@ unsafe fn gather_b(w: *const u16, p: &Problem, col: Option<u32>, k0: u32) -> Run
 /// B, zero outside the matrices, as 16-bit codes.
 ///
 /// # Safety
-/// `x` and `w` must hold the convolution's input and weights, 16-byte aligned.
+/// `x` and `w` must hold the convolution's input and weights, 16-byte aligned, `K > 0`, and
+/// the origins must be this convolution's.
 #[cfg(target_arch = "amdgpu")]
 #[inline(always)]
 unsafe fn gather<const NHWC: bool>(
     x: *const u16,
     w: *const u16,
     p: &Problem,
-    (at, col): (Option<Pixel>, Option<u32>),
+    (row, col): (RowOrigin, ColumnOrigin),
     tile: u32,
 ) -> (Run, Run) {
     let k0 = tile * TILE_K + workitem_id_x() % (TILE_K / RUN) * RUN;
     // SAFETY: as the caller guarantees.
-    unsafe { (gather_a::<NHWC>(x, p, at, k0), gather_b(w, p, col, k0)) }
+    unsafe {
+        (
+            gather_a::<NHWC>((x, w), p, row, k0),
+            gather_b(w, p, col, k0),
+        )
+    }
 }
 
 /// The implicit GEMM with instruction `I` and output type `T` (module docs).
@@ -334,12 +447,16 @@ unsafe fn conv_gemm<I: Mma, T: Float, const NHWC: bool>(
 
     // What this work-item gathers: row `line` of A's tile and column `line` of B's.
     let line = workitem_id_x() / (TILE_K / RUN);
-    let at = if p.row0 + line < p.m {
-        Some(p.pixel(p.row0 + line))
+    let row = p.row_origin::<NHWC>(p.row0 + line);
+    let col = if p.col0 + line < ch.k_per_group {
+        ColumnOrigin {
+            // SAFETY: the weights of output channel g * N + col start there.
+            start: unsafe { w.add(((p.group * ch.k_per_group + p.col0 + line) * k) as usize) },
+            len: k,
+        }
     } else {
-        None
+        ColumnOrigin { start: w, len: 0 }
     };
-    let col = (p.col0 + line < ch.k_per_group).then_some(p.col0 + line);
     let store_at = (line * PITCH + workitem_id_x() % (TILE_K / RUN) * RUN * 2) as usize;
 
     // The instruction tiles of this wave: one row, TILES_PER_WAVE consecutive columns.
@@ -349,9 +466,14 @@ unsafe fn conv_gemm<I: Mma, T: Float, const NHWC: bool>(
     let mut acc = [<I::Acc as Accumulate>::zero(); TILES_PER_WAVE];
 
     // Tile t + 1 is read from global memory while tile t is multiplied.
-    // SAFETY: x and w hold the convolution's tensors.
-    let mut staged = unsafe { gather::<NHWC>(x, w, &p, (at, col), 0) };
     let tiles = k.div_ceil(TILE_K);
+    // With K = 0 nothing is read: the gathers read w in place of padding, and w may be empty.
+    let mut staged = if tiles > 0 {
+        // SAFETY: x and w hold the convolution's tensors, K > 0.
+        unsafe { gather::<NHWC>(x, w, &p, (row, col), 0) }
+    } else {
+        (Run::ZERO, Run::ZERO)
+    };
     for tile in 0..tiles {
         // SAFETY: inside the tiles, 16-byte aligned (PITCH and the run offset are multiples of
         // 16 bytes).
@@ -362,7 +484,7 @@ unsafe fn conv_gemm<I: Mma, T: Float, const NHWC: bool>(
         workgroup_barrier();
         if tile + 1 < tiles {
             // SAFETY: as above.
-            staged = unsafe { gather::<NHWC>(x, w, &p, (at, col), tile + 1) };
+            staged = unsafe { gather::<NHWC>(x, w, &p, (row, col), tile + 1) };
         }
         for step in 0..TILE_K / I::K {
             let k_byte = step * I::K * 2;
