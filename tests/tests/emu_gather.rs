@@ -140,6 +140,15 @@ fn wide_rows_move_in_16_byte_accesses() {
         let counters = d.emulator.take_counters();
         let (_, c) = counters.last().expect("the launch ran");
         assert_eq!(c.global_bytes_written, (2 * n * dim) as u64, "{}", d.gfx);
+        // Each row is copied by the 64 work-items of one workgroup row, 64 / wave waves, and
+        // each wave reads the row's 4-byte index once.
+        let index_reads = n * (64 / d.wave as usize);
+        assert_eq!(
+            c.vector_bytes_read(),
+            (2 * n * dim + 4 * index_reads) as u64,
+            "{}",
+            d.gfx
+        );
         // Row data moves only in 16-byte accesses (widths 1, 2, 4, 8, 12, 16); the indices are
         // the only narrower ones, 4-byte reads.
         let [w1, w2, _, w8, w12, w16] = c.global_access_widths;

@@ -15,18 +15,47 @@
 //! wants a small `size_x` and a large `size_y` (e.g. `dim = 64` f16: 8 x 32), a wide one the
 //! opposite (e.g. 256 x 1). Workgroups of up to 256 work-items, no dynamic LDS.
 //!
+//! Index reads: the work-items of a wave that copy the same row read its index once, by one
+//! work-item, and share it through a wave broadcast (one 4-byte read per row and wave, not one
+//! per work-item).
+//!
 //! Memory: rows are moved in 16-byte chunks (4 f32 or 8 f16/bf16) when `dim` is a multiple of
 //! that (rows then start 16-byte aligned), element by element otherwise. Buffers must be
 //! 16-byte aligned (device allocations are).
 
 #[cfg(target_arch = "amdgpu")]
 use crate::dtype::{load, store};
-#[cfg(target_arch = "amdgpu")]
-use iron_intrinsics::id::{
-    num_workgroups_x, workgroup_id_x, workgroup_size_x, workgroup_size_y, workitem_id_x,
-    workitem_id_y,
-};
 use iron_intrinsics::kernel;
+#[cfg(target_arch = "amdgpu")]
+use iron_intrinsics::{
+    id::{
+        lane_id, num_workgroups_x, workgroup_id_x, workgroup_size_x, workgroup_size_y,
+        workitem_id_x, workitem_id_y,
+    },
+    wave::broadcast_first,
+};
+
+/// `indices[row]`, read once for all active work-items of the wave on the same row: each round,
+/// the first active work-item reads the index of its row and broadcasts it, and the work-items on
+/// that row take it and leave (one round per distinct row in the wave).
+#[cfg(target_arch = "amdgpu")]
+#[inline(always)]
+fn row_index(indices: *const u32, row: u32) -> u32 {
+    loop {
+        let (leader, leader_row) = (broadcast_first(lane_id()), broadcast_first(row));
+        let loaded = if lane_id() == leader {
+            // SAFETY: leader_row is the row of an active work-item, below n, the length of
+            // indices.
+            unsafe { *indices.add(leader_row as usize) }
+        } else {
+            0
+        };
+        let index = broadcast_first(loaded);
+        if row == leader_row {
+            return index;
+        }
+    }
+}
 
 /// Copies every row this work-item shares in, `V` elements per chunk (`dim` a multiple of `V`).
 #[cfg(target_arch = "amdgpu")]
@@ -44,8 +73,7 @@ fn gather_chunked<T: Copy + Default, const V: usize>(
     let row_stride = num_workgroups_x() * rows_per_group;
     let mut row = workgroup_id_x() * rows_per_group + workitem_id_y();
     while row < n {
-        // SAFETY: row < n, the length of indices.
-        let index = unsafe { *indices.add(row as usize) };
+        let index = row_index(indices, row);
         // SAFETY: out holds n rows of dim elements.
         let out_row = unsafe { out.add(row as usize * dim as usize) };
         // SAFETY: index < vocab, and table holds vocab rows of dim elements.

@@ -16,19 +16,23 @@
 //! for 2-byte ones). Accesses are 16 bytes wide when `cols` (loads) or `rows` (stores) is a
 //! multiple of `V`, element by element otherwise; tiles at the right and bottom edges are partial.
 //!
-//! LDS layout, in 4-byte words: a tile row is 32 words (32 4-byte or 64 2-byte elements), stored
-//! with a pitch of 33 words, and rows 32..64 (2-byte tiles only) start 4 words further. With
-//! LDS's 32 banks of 4 bytes (gfx9; a bank conflict is two work-items of the same 32 reading
-//! different words of one bank), the pitch of 33 puts the 4 rows x 8 word groups of a write
-//! instruction and the 8 rows x 4 columns of a read instruction on 32 different banks; the shift
-//! of 4 does the same for 2-byte tiles, whose reads span rows `r` and `r + 32`. So neither phase
-//! has bank conflicts (two work-items reading two halves of one word share it).
+//! LDS layout: a tile row is 32 words (32 4-byte or 64 2-byte elements) held as 8 chunks of 16
+//! bytes, rows packed with no padding; chunk `q` of tile row `r` sits at chunk `q ^ s(r)` of that
+//! row, with the swizzle `s(r) = (r / V) ^ (r % V)` (a value below 8). LDS has 32 banks of 4
+//! bytes, each serving one distinct word per cycle to a group of lanes (32 for 4-byte accesses, 8
+//! for 16-byte ones). A write is one 16-byte access per work-item, and the 8 work-items of a
+//! group write the 8 chunks of one tile row: 32 different banks whatever the swizzle. A read is
+//! one 4-byte access per element row `p * V + i` (`i < V`), and the 32 work-items of a group take
+//! 4 word columns of one chunk `c` and the 8 values of `p`: they hit chunks `c ^ p ^ i`, 8
+//! different chunks of 4 words, so 32 different banks. Neither phase has bank conflicts, and
+//! every LDS instruction serves one address per work-item (no two-address `ds_read2`/`ds_write2`
+//! forms, which move two words per lane).
 //!
 //! Launch: 1-D workgroups of up to 256 work-items, a multiple of 8 (256 is best: one pass per
 //! phase for 4-byte tiles); workgroup `(x, y)` of the grid takes tile column `x` and tile row `y`
 //! and strides by the grid, so any grid works (one workgroup per tile, `ceil(cols / T)` by
-//! `ceil(rows / T)`, is the natural one). Dynamic LDS: 4224 bytes (`transpose_b32`) or 8464 bytes
-//! (`transpose_b16`). Buffers must be 16-byte aligned (device allocations are).
+//! `ceil(rows / T)`, is the natural one). Dynamic LDS: at least 4096 bytes (`transpose_b32`) or 8192
+//! bytes (`transpose_b16`), 16-byte aligned. Buffers must be 16-byte aligned (device allocations are).
 
 use iron_intrinsics::kernel;
 #[cfg(target_arch = "amdgpu")]
@@ -36,7 +40,7 @@ use {
     crate::dtype::{load, store},
     iron_intrinsics::{
         id::{
-            num_workgroups_x, num_workgroups_y, workgroup_id_x, workgroup_id_y, workgroup_size_x,
+            grid_size_y, num_workgroups_x, workgroup_id_x, workgroup_id_y, workgroup_size_x,
             workitem_id_x,
         },
         lds,
@@ -50,18 +54,22 @@ const ITEMS_PER_ROW: u32 = 8;
 /// Words in a tile row.
 #[cfg(target_arch = "amdgpu")]
 const ROW_WORDS: u32 = 32;
-/// LDS words from one tile row to the next: one word of padding.
+/// Words in a 16-byte chunk.
 #[cfg(target_arch = "amdgpu")]
-const PITCH: u32 = ROW_WORDS + 1;
-/// Extra LDS words before tile rows 32..64.
-#[cfg(target_arch = "amdgpu")]
-const UPPER_HALF_SHIFT: u32 = 4;
+const CHUNK_WORDS: u32 = 4;
 
-/// The LDS word of tile row `row`, word column `word`.
+/// 16 bytes of a tile in LDS, aligned so that a chunk moves with one 16-byte LDS access.
+#[cfg(target_arch = "amdgpu")]
+#[repr(C, align(16))]
+#[derive(Clone, Copy)]
+struct LdsChunk([u32; 4]);
+
+/// The LDS chunk holding chunk `q` of tile row `row`, for tiles of `v`-element chunks.
 #[cfg(target_arch = "amdgpu")]
 #[inline(always)]
-fn lds_word(row: u32, word: u32) -> usize {
-    (row * PITCH + (row / ROW_WORDS) * UPPER_HALF_SHIFT + word) as usize
+fn lds_chunk(row: u32, q: u32, v: u32) -> usize {
+    let swizzle = (row / v) ^ (row % v);
+    (row * ITEMS_PER_ROW + (q ^ swizzle)) as usize
 }
 
 /// An element type moved by its bits: 4 or 2 bytes.
@@ -174,29 +182,30 @@ impl<E: Element, const V: usize, const D: usize> Tiles<E, V, D> {
 
     /// Transposes tile (`tile_row`, `tile_col`) through `lds`. Workgroup-wide.
     #[inline(always)]
-    fn tile(&self, tile_row: u32, tile_col: u32, lds: *mut u32) {
+    fn tile(&self, tile_row: u32, tile_col: u32, lds: *mut LdsChunk) {
         let (first, step) = (workitem_id_x(), workgroup_size_x());
         let (row0, col0) = (tile_row * Self::T, tile_col * Self::T);
+        let v = V as u32;
         let mut slot = first;
         while slot < Self::T * ITEMS_PER_ROW {
             let (r, q) = (slot / ITEMS_PER_ROW, slot % ITEMS_PER_ROW);
-            let words = self.read_chunk(row0 + r, col0 + q * V as u32);
-            for (k, &word) in words.iter().enumerate() {
-                // SAFETY: r < T and 4q + k < 32: inside the tile's LDS.
-                unsafe { *lds.add(lds_word(r, 4 * q + k as u32)) = word };
-            }
+            let words = self.read_chunk(row0 + r, col0 + q * v);
+            // SAFETY: r < T and q < 8: inside the tile's LDS.
+            unsafe { *lds.add(lds_chunk(r, q, v)) = LdsChunk(words) };
             slot += step;
         }
         workgroup_barrier();
         let mut slot = first;
         while slot < ROW_WORDS * ITEMS_PER_ROW {
             let (w, p) = (slot / ITEMS_PER_ROW, slot % ITEMS_PER_ROW);
-            // SAFETY: p * V + i < T and w < 32: inside the tile's LDS.
-            let words: [u32; V] =
-                core::array::from_fn(|i| unsafe { *lds.add(lds_word(p * V as u32 + i as u32, w)) });
+            let words: [u32; V] = core::array::from_fn(|i| {
+                let chunk = lds_chunk(p * v + i as u32, w / CHUNK_WORDS, v);
+                // SAFETY: p * V + i < T and w / 4 < 8: inside the tile's LDS.
+                unsafe { (*lds.add(chunk)).0[(w % CHUNK_WORDS) as usize] }
+            });
             for j in 0..D {
                 let run: [E; V] = core::array::from_fn(|i| E::from_word(words[i], j));
-                self.write_run(col0 + w * D as u32 + j as u32, row0 + p * V as u32, run);
+                self.write_run(col0 + w * D as u32 + j as u32, row0 + p * v, run);
             }
             slot += step;
         }
@@ -206,16 +215,19 @@ impl<E: Element, const V: usize, const D: usize> Tiles<E, V, D> {
     /// Transposes every tile this workgroup owns.
     #[inline(always)]
     fn run(&self) {
-        let lds = lds::dynamic::<u32>();
+        let lds = lds::dynamic::<LdsChunk>();
         let (tile_rows, tile_cols) = (self.rows.div_ceil(Self::T), self.cols.div_ceil(Self::T));
+        // Workgroups are 1-D, so the grid's work-items in y are its workgroups in y (this avoids
+        // the 16-bit `workgroup_size_y` field, which gfx12 reads with a vector load).
+        let (grid_cols, grid_rows) = (num_workgroups_x(), grid_size_y());
         let mut tile_row = workgroup_id_y();
         while tile_row < tile_rows {
             let mut tile_col = workgroup_id_x();
             while tile_col < tile_cols {
                 self.tile(tile_row, tile_col, lds);
-                tile_col += num_workgroups_x();
+                tile_col += grid_cols;
             }
-            tile_row += num_workgroups_y();
+            tile_row += grid_rows;
         }
     }
 }

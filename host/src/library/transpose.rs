@@ -35,9 +35,9 @@ const TRANSPOSE_BLOCK: u32 = 256;
 /// Largest grid in each dimension (the kernel strides over tiles beyond it).
 const MAX_GRID: u32 = 65_535;
 /// Tile side and dynamic LDS bytes for 4-byte elements.
-const TILE_B32: (usize, u32) = (32, 4224);
+const TILE_B32: (usize, u32) = (32, 4096);
 /// Tile side and dynamic LDS bytes for 2-byte elements.
-const TILE_B16: (usize, u32) = (64, 8464);
+const TILE_B16: (usize, u32) = (64, 8192);
 
 impl Library {
     /// `dst[c][r] = src[r][c]`: `src` is `[rows, cols]` row-major, `dst` `[cols, rows]`.
