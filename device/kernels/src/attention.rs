@@ -48,7 +48,7 @@ use iron_intrinsics::kernel;
 #[cfg(target_arch = "amdgpu")]
 use {
     crate::attention_scalar::{Rows, attend, write_partial, write_rows},
-    crate::attention_tile::{Head, Problem},
+    crate::attention_tile::{Head, Problem, query_block},
     crate::dtype::Float,
     iron_intrinsics::id::{
         num_workgroups_x, workgroup_id_x, workgroup_id_y, workgroup_id_z, workgroup_size_x,
@@ -100,18 +100,9 @@ unsafe fn forward_in<T: Float, const D: u32, const CPL: usize>(
     problem: &Problem,
 ) {
     let rows_per_block = SCALAR_ROWS_PER_WAVE * (workgroup_size_x() / WAVE);
-    let head = Head::of_query_head(workgroup_id_z(), workgroup_id_y(), heads, problem, D);
-    let first = workgroup_id_x() * rows_per_block;
-    let rows = Rows::causal(first, rows_per_block, problem);
-    // SAFETY: the head's offsets lie in the buffers, as the caller guarantees.
-    let (q, k, v, o) = unsafe {
-        (
-            q.add(head.q_offset(first)),
-            k.add(head.kv_offset),
-            v.add(head.kv_offset),
-            o.add(head.q_offset(first)),
-        )
-    };
+    // SAFETY: the buffers hold the launch's heads, as the caller guarantees.
+    let (rows, (q, k, v, o)) =
+        unsafe { query_block((q, k, v, o), heads, problem, D, rows_per_block) };
     // SAFETY: as the caller guarantees.
     let state = unsafe { attend::<T, D, CPL>(q, k, v, &rows, problem) };
     // SAFETY: the block's rows below `rows.valid` lie in O.

@@ -3,7 +3,9 @@
 //! that stage K and V tiles (and query rows) from global memory into LDS.
 
 use crate::dtype::{Float, load, store};
-use iron_intrinsics::id::{workgroup_size_x, workitem_id_x};
+use iron_intrinsics::id::{
+    workgroup_id_x, workgroup_id_y, workgroup_id_z, workgroup_size_x, workitem_id_x,
+};
 
 /// Runs `$body` once for each listed index, `$i` a `usize` constant in each copy: register
 /// arrays indexed by `$i` stay in registers (a loop LLVM leaves rolled would index them
@@ -80,6 +82,37 @@ impl Head {
     pub fn q_offset(&self, row: u32) -> usize {
         self.q_offset + row as usize * self.head_dim
     }
+}
+
+/// Q, K, V and O.
+pub type Buffers<T> = (*const T, *const T, *const T, *mut T);
+
+/// This workgroup's block of `count` query rows (grid x: block, y: query head, z: batch entry):
+/// which rows exist and which keys they see, and the buffers advanced to the block's first
+/// query row (Q, O) and to its KV head (K, V).
+///
+/// # Safety
+/// The buffers hold the launch's heads of `head_dim` elements per row.
+#[inline(always)]
+pub unsafe fn query_block<T>(
+    (q, k, v, o): Buffers<T>,
+    heads: (u32, u32),
+    problem: &Problem,
+    head_dim: u32,
+    count: u32,
+) -> (Rows, Buffers<T>) {
+    let head = Head::of_query_head(workgroup_id_z(), workgroup_id_y(), heads, problem, head_dim);
+    let first = workgroup_id_x() * count;
+    // SAFETY: the head's offsets lie in the buffers, as the caller guarantees.
+    let buffers = unsafe {
+        (
+            q.add(head.q_offset(first)),
+            k.add(head.kv_offset),
+            v.add(head.kv_offset),
+            o.add(head.q_offset(first)),
+        )
+    };
+    (Rows::causal(first, count, problem), buffers)
 }
 
 /// The query rows of one workgroup and the keys each sees: rows `0..valid` exist; row `r` sees

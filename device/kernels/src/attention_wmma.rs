@@ -27,10 +27,10 @@ use iron_intrinsics::kernel;
 #[cfg(target_arch = "amdgpu")]
 use {
     crate::attention::FLAG_CAUSAL,
-    crate::attention_tile::{Head, Problem, Rows, stage_rows, stage_transposed, unroll},
+    crate::attention_tile::{Problem, Rows, query_block, stage_rows, stage_transposed, unroll},
     crate::dtype::Float,
     iron_intrinsics::fmath::exp2,
-    iron_intrinsics::id::{lane_id, wave_id, workgroup_id_x, workgroup_id_y, workgroup_id_z},
+    iron_intrinsics::id::{lane_id, wave_id},
     iron_intrinsics::lds,
     iron_intrinsics::matrix::{
         Accumulator, MatrixCore, Mma, WmmaF32_16x16x16Bf16, WmmaF32_16x16x16F16, load_a, load_b,
@@ -268,22 +268,14 @@ unsafe fn forward<T: WmmaInput>(
     flags: u32,
 ) {
     let problem = Problem::new(seq_q, seq_kv, scale, flags & FLAG_CAUSAL != 0);
-    let head = Head::of_query_head(
-        workgroup_id_z(),
-        workgroup_id_y(),
-        (heads_q, heads_kv),
-        &problem,
-        head_dim,
-    );
-    let first = workgroup_id_x() * WMMA_BLOCK_ROWS;
-    let rows = Rows::causal(first, WMMA_BLOCK_ROWS, &problem);
-    // SAFETY: the head's offsets lie in the buffers, as the caller guarantees.
-    let buffers = unsafe {
-        (
-            q.add(head.q_offset(first)),
-            k.add(head.kv_offset),
-            v.add(head.kv_offset),
-            o.add(head.q_offset(first)),
+    // SAFETY: the buffers hold the launch's heads, as the caller guarantees.
+    let (rows, buffers) = unsafe {
+        query_block(
+            (q, k, v, o),
+            (heads_q, heads_kv),
+            &problem,
+            head_dim,
+            WMMA_BLOCK_ROWS,
         )
     };
     // SAFETY: as the caller guarantees.
