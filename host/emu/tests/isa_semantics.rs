@@ -792,6 +792,34 @@ fn lds_bank_conflicts_are_counted() {
     }
 }
 
+/// The two-address forms move 8 bytes per lane (two dwords), so they are served 16 lanes at a
+/// time like `ds_read_b64`: consecutive pairs are conflict-free, pairs 128 bytes apart are not.
+#[test]
+fn two_address_lds_accesses_are_grouped_by_the_bytes_a_lane_moves() {
+    for (stride, conflicts) in [(8u32, false), (128, true)] {
+        let mul = format!("v_mul_u32_u24 v1, {stride}, v0");
+        let Some(mut k) = AsmKernel::new(
+            "gfx950",
+            &[
+                mul.as_str(),
+                "ds_read2_b32 v[2:3], v1 offset1:1",
+                "s_waitcnt lgkmcnt(0)",
+            ],
+        ) else {
+            return;
+        };
+        k.descriptor.group_segment_fixed_size = 64 * 128 + 8;
+        let c = k.run(&[0; 16], [1, 1, 1], [64, 1, 1]).unwrap();
+        assert_eq!(c.lds_accesses, 1);
+        assert_eq!(c.lds_bytes, 64 * 8);
+        assert_eq!(
+            c.lds_bank_conflict_cycles > 0,
+            conflicts,
+            "stride {stride}: {c:?}"
+        );
+    }
+}
+
 /// Reference 8-bit float decoder from the format definition (OCP, or FNUZ: bias + 1, 0x80 = NaN).
 fn fp8_value(v: u8, exp_bits: u32, fnuz: bool) -> f64 {
     let mant_bits = 7 - exp_bits;

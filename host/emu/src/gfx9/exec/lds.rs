@@ -165,7 +165,7 @@ pub(crate) fn execute(ctx: &mut Ctx<'_>, w: &mut Wave, i: &Instruction) -> Resul
                 old.wrapping_add(n)
             };
             ctx.lds[r].copy_from_slice(&new.to_le_bytes());
-            count_lds(ctx, &[(0, at & !3)], 4, 1);
+            count_lds(ctx, &[(0, at & !3)], 4, 4, 1);
             let out = [[old, 0, 0, 0]; 64];
             write_result(w, &i.dst, exec, &out, D16::No)
         }
@@ -190,7 +190,7 @@ pub(crate) fn execute(ctx: &mut Ctx<'_>, w: &mut Wave, i: &Instruction) -> Resul
                     ctx.lds[r].copy_from_slice(&(data[l] as u32).to_le_bytes());
                 }
             }
-            count_lds(ctx, &bank_addrs, 4, exec);
+            count_lds(ctx, &bank_addrs, 4, 4, exec);
             if read {
                 write_result(w, &i.dst, exec, &out, D16::No)?;
             }
@@ -218,7 +218,7 @@ pub(crate) fn execute(ctx: &mut Ctx<'_>, w: &mut Wave, i: &Instruction) -> Resul
                 }
                 bank_addrs.push((l, at0));
             }
-            count_lds(ctx, &bank_addrs, 8, exec);
+            count_lds(ctx, &bank_addrs, 8, 8, exec);
             write_result(w, &i.dst, exec, &out, D16::No)
         }
         DsKind::Permute | DsKind::Bpermute => {
@@ -284,7 +284,7 @@ pub(crate) fn execute(ctx: &mut Ctx<'_>, w: &mut Wave, i: &Instruction) -> Resul
                     }
                 }
             }
-            count_lds(ctx, &bank_addrs, bytes, exec);
+            count_lds(ctx, &bank_addrs, bytes, 2 * bytes, exec);
             if read || xchg {
                 write_result(w, &i.dst, exec, &out, D16::No)?;
             }
@@ -363,7 +363,7 @@ fn one(
             _ => {}
         }
     }
-    count_lds(ctx, &bank_addrs, bytes, exec);
+    count_lds(ctx, &bank_addrs, bytes, bytes, exec);
     match access {
         Access::Load { d16, .. } => write_result(w, &i.dst, exec, &out, d16),
         Access::Atomic { .. } if rtn => write_result(w, &i.dst, exec, &out, D16::No),
@@ -415,13 +415,15 @@ fn range(ctx: &Ctx<'_>, at: u64, bytes: u32) -> Result<std::ops::Range<usize>, F
     Ok(at as usize..end as usize)
 }
 
-/// Counts an LDS access and its bank-conflict cycles. Lanes are served in groups (32 lanes for
-/// accesses up to 4 bytes, 16 for 8 bytes, 8 for 16 bytes); within a group, each bank serves one
-/// distinct dword per cycle (lanes reading the same dword share it).
-fn count_lds(ctx: &mut Ctx<'_>, accesses: &[(usize, u64)], bytes: u32, exec: u64) {
+/// Counts an LDS access of `bytes` at each of `accesses` (lane, address) and its bank-conflict
+/// cycles. Lanes are served in groups of 128 bytes, by what a lane moves in all (`lane_bytes`:
+/// `bytes`, or twice that for the two-address forms): 32 lanes for up to 4 bytes, 16 for 8, 8
+/// for 16; within a group, each bank serves one distinct dword per cycle (lanes reading the same
+/// dword share it).
+fn count_lds(ctx: &mut Ctx<'_>, accesses: &[(usize, u64)], bytes: u32, lane_bytes: u32, exec: u64) {
     ctx.counters.lds_accesses += 1;
-    ctx.counters.lds_bytes += u64::from(exec.count_ones()) * u64::from(bytes);
-    let group = match bytes {
+    ctx.counters.lds_bytes += u64::from(exec.count_ones()) * u64::from(lane_bytes);
+    let group = match lane_bytes {
         0..=4 => 32,
         8 => 16,
         _ => 8,
