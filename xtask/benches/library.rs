@@ -6,6 +6,10 @@
 //!
 //! Without a HIP device it says so and measures nothing (`cargo xtask bench` then runs the
 //! host-side benchmarks). `IRON_ARTIFACTS` names the build to load, as for the tests.
+//!
+//! With `IRON_BENCH_SIZES=small` every benchmark runs at a few small sizes instead: how
+//! `cargo xtask test` runs this file once through the HIP stand-in (criterion's test mode, one
+//! launch per benchmark), so the event timing and launch code runs in CI without a GPU.
 
 #[path = "../src/report/devices.rs"]
 #[allow(
@@ -126,11 +130,45 @@ fn time(c: &mut Criterion, b: &Bench, group: &str, size: &str, work: Work, launc
     println!("{group}/{size}: {:.1} G{unit} ({fraction})", rate / 1e9);
 }
 
-/// Flat sizes: 1, 16 and 64 Mi elements.
-const FLAT: [usize; 3] = [1 << 20, 1 << 24, 1 << 26];
+/// The sizes the benchmarks run at.
+struct Sizes {
+    /// Elements of the flat operations.
+    flat: &'static [usize],
+    /// `(rows, cols)` of the row operations and the quantized ones.
+    rows: &'static [(usize, usize)],
+    /// Sides of the square transposes.
+    transpose: &'static [usize],
+    /// `m = n = k` of the GEMMs.
+    gemm: &'static [usize],
+}
+
+/// The benchmark sizes: 1, 16 and 64 Mi flat elements, 4096 rows of 4 to 16 Ki elements,
+/// 2 to 8 Ki transposes and 1 to 4 Ki GEMMs.
+const FULL: Sizes = Sizes {
+    flat: &[1 << 20, 1 << 24, 1 << 26],
+    rows: &[(4096, 4096), (4096, 8192), (4096, 16384)],
+    transpose: &[2048, 4096, 8192],
+    gemm: &[1024, 2048, 4096],
+};
+
+/// Small sizes, odd ones among them, for a run through the HIP stand-in.
+const SMALL: Sizes = Sizes {
+    flat: &[4096, 5000],
+    rows: &[(8, 256), (3, 4096)],
+    transpose: &[64, 100],
+    gemm: &[128],
+};
+
+/// [`SMALL`] when `IRON_BENCH_SIZES` is `small`, else [`FULL`].
+fn sizes() -> &'static Sizes {
+    match std::env::var("IRON_BENCH_SIZES").as_deref() {
+        Ok("small") => &SMALL,
+        _ => &FULL,
+    }
+}
 
 fn streaming(c: &mut Criterion, b: &Bench) {
-    for n in FLAT {
+    for &n in sizes().flat {
         let src = rotated(&b.device, n, 1u32);
         let dst = RefCell::new(DeviceBuffer::<u32>::alloc(&b.device, n).expect("allocation"));
         time(
@@ -147,7 +185,7 @@ fn streaming(c: &mut Criterion, b: &Bench) {
             },
         );
     }
-    for n in FLAT {
+    for &n in sizes().flat {
         let x = rotated(&b.device, n, bf16::ONE);
         let y = rotated(&b.device, n, bf16::ONE);
         let out = RefCell::new(DeviceBuffer::<bf16>::alloc(&b.device, n).unwrap());
@@ -167,11 +205,8 @@ fn streaming(c: &mut Criterion, b: &Bench) {
     }
 }
 
-/// Row shapes: 4096 rows of 4096, 8192 and 16384 elements.
-const ROWS: [(usize, usize); 3] = [(4096, 4096), (4096, 8192), (4096, 16384)];
-
 fn rows(c: &mut Criterion, b: &Bench) {
-    for (rows, cols) in ROWS {
+    for &(rows, cols) in sizes().rows {
         let n = rows * cols;
         let x = rotated(&b.device, n, bf16::ONE);
         let weight = DeviceBuffer::from_slice(&b.device, &vec![bf16::ONE; cols]).unwrap();
@@ -206,7 +241,7 @@ fn rows(c: &mut Criterion, b: &Bench) {
             },
         );
     }
-    for side in [2048, 4096, 8192] {
+    for &side in sizes().transpose {
         let n = side * side;
         let src = rotated(&b.device, n, 1u16);
         let dst = RefCell::new(DeviceBuffer::<u16>::alloc(&b.device, n).unwrap());
@@ -240,7 +275,7 @@ fn mxfp4(b: &Bench, rows: usize, cols: usize) -> Vec<DeviceQuantizedTensor<MxFp4
 }
 
 fn quantized(c: &mut Criterion, b: &Bench) {
-    for (rows, cols) in ROWS {
+    for &(rows, cols) in sizes().rows {
         let w = mxfp4(b, rows, cols);
         let out = RefCell::new(DeviceBuffer::<bf16>::alloc(&b.device, rows * cols).unwrap());
         let bytes = (rows * cols) as u64 * 17 / 32 + 2 * (rows * cols) as u64;
@@ -275,7 +310,7 @@ fn quantized(c: &mut Criterion, b: &Bench) {
 }
 
 fn gemm(c: &mut Criterion, b: &Bench) {
-    for side in [1024, 2048, 4096] {
+    for &side in sizes().gemm {
         let n = side * side;
         let a = rotated(&b.device, n, bf16::ONE);
         let bm = rotated(&b.device, n, bf16::ONE);

@@ -73,6 +73,7 @@ pub fn run_all(root: &Path) -> Result<()> {
     if !status.success() {
         bail!("tests failed");
     }
+    library_bench_through_stand_in(&iron_dir, &stand_in)?;
     docs_build_cleanly()?;
     eprintln!("the performance report on every target, small shapes (cargo xtask report --smoke)");
     crate::report::run(
@@ -85,6 +86,23 @@ pub fn run_all(root: &Path) -> Result<()> {
         },
     )?;
     fuzz_smoke(root)
+}
+
+/// Runs the kernel benchmarks (`xtask/benches/library.rs`) once each, at small sizes, on the
+/// HIP stand-in: their device-event timing and launches run here as they would on a GPU.
+fn library_bench_through_stand_in(iron_dir: &Path, stand_in: &Path) -> Result<()> {
+    eprintln!("the kernel benchmarks once each, small sizes, through the HIP stand-in");
+    let tools = Tools::locate()?;
+    let status = Command::new(&tools.cargo)
+        .args(["test", "--quiet", "-p", "xtask", "--bench", "library"])
+        .env("IRON_BENCH_SIZES", "small")
+        .env("IRON_HIP_LIBRARY", stand_in)
+        .env("IRON_ARTIFACTS", iron_dir)
+        .status()?;
+    if !status.success() {
+        bail!("the kernel benchmarks failed on the HIP stand-in");
+    }
+    Ok(())
 }
 
 /// Builds the workspace's API documentation with every rustdoc warning an error (broken links,
