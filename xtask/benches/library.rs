@@ -1,8 +1,10 @@
 //! The kernel library on a HIP device: one kernel per family at several sizes, timed with device
 //! events after criterion's warm-up, each timed launch reading a different copy of its inputs
-//! (copies enough to overflow the last-level cache) so caches do not flatter the result.
+//! (copies enough to overflow the last-level cache) so caches do not flatter the result; the
+//! embedding gather instead reads scattered rows of one table larger than those caches.
 //! Criterion reports the throughput; after each size this prints the achieved GB/s (or FLOP/s
-//! for GEMM) and its fraction of the device's published peak (`src/report/devices.rs`).
+//! for GEMM, prefill attention and convolution) and its fraction of the device's published peak
+//! (`src/report/devices.rs`).
 //!
 //! Without a HIP device it says so and measures nothing (`cargo xtask bench` then runs the
 //! host-side benchmarks). `IRON_ARTIFACTS` names the build to load, as for the tests.
@@ -21,7 +23,9 @@ mod devices;
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use devices::{Device as Peaks, Math};
 use iron::library::{
-    DeviceQuantizedTensor, Epilogue, GemmShape, Layout, Library, bf16, f16, quant::MxFp4,
+    AttentionKernel, AttentionOptions, AttentionShape, Conv2dPath, Conv2dShape, ConvLayout,
+    DeviceQuantizedTensor, Epilogue, Filter, GemmShape, Layout, Library, RopeShape, RopeStyle,
+    bf16, f16, quant::MxFp4,
 };
 use iron::{Device, DeviceBuffer, Stream};
 use std::cell::{Cell, RefCell};
@@ -140,6 +144,15 @@ struct Sizes {
     transpose: &'static [usize],
     /// `m = n = k` of the GEMMs.
     gemm: &'static [usize],
+    /// Tokens of the embedding gather and the rotary embedding (4096 wide, 32 heads of 128).
+    tokens: &'static [usize],
+    /// Rows of the embedding table.
+    vocab: usize,
+    /// Key/value rows per head of attention (32 query and 8 key/value heads of 128): prefill
+    /// with as many query rows, and one-token decode.
+    seq: &'static [usize],
+    /// Height = width of the 3x3 convolutions' images (64 to 64 channels, NHWC).
+    image: &'static [usize],
 }
 
 /// The benchmark sizes: 1, 16 and 64 Mi flat elements, 4096 rows of 4 to 16 Ki elements,
@@ -149,6 +162,10 @@ const FULL: Sizes = Sizes {
     rows: &[(4096, 4096), (4096, 8192), (4096, 16384)],
     transpose: &[2048, 4096, 8192],
     gemm: &[1024, 2048, 4096],
+    tokens: &[512, 4096],
+    vocab: 32000,
+    seq: &[1024, 4096],
+    image: &[56, 112],
 };
 
 /// Small sizes, odd ones among them, for a run through the HIP stand-in.
@@ -157,6 +174,10 @@ const SMALL: Sizes = Sizes {
     rows: &[(8, 256), (3, 4096)],
     transpose: &[64, 100],
     gemm: &[128],
+    tokens: &[3],
+    vocab: 50,
+    seq: &[40],
+    image: &[6],
 };
 
 /// [`SMALL`] when `IRON_BENCH_SIZES` is `small`, else [`FULL`].
@@ -361,6 +382,246 @@ fn gemm(c: &mut Criterion, b: &Bench) {
     }
 }
 
+/// Elements per token of the embeddings (32 heads of 128).
+const MODEL_DIM: usize = 4096;
+/// Heads of the rotary embedding and of the attention queries.
+const HEADS: usize = 32;
+/// Key/value heads of attention (grouped-query, 4 query heads per key/value head).
+const KV_HEADS: usize = 8;
+/// Elements per head.
+const HEAD_DIM: usize = 128;
+
+fn casts_and_sums(c: &mut Criterion, b: &Bench) {
+    for &n in sizes().flat {
+        let x = rotated(&b.device, n, 1.0f32);
+        let y = RefCell::new(DeviceBuffer::<bf16>::alloc(&b.device, n).unwrap());
+        time(
+            c,
+            b,
+            "cast_f32_bf16",
+            &n.to_string(),
+            Work::Bytes(6 * n as u64),
+            &|i| {
+                b.library
+                    .cast(&b.stream, &x[i % x.len()], &mut y.borrow_mut(), n)
+                    .expect("cast");
+            },
+        );
+        let total = RefCell::new(DeviceBuffer::<f32>::alloc(&b.device, 1).unwrap());
+        time(
+            c,
+            b,
+            "sum_f32",
+            &n.to_string(),
+            Work::Bytes(4 * n as u64),
+            &|i| {
+                b.library
+                    .sum(&b.stream, &x[i % x.len()], &mut total.borrow_mut(), n)
+                    .expect("sum");
+            },
+        );
+    }
+    for &(rows, cols) in sizes().rows {
+        let n = rows * cols;
+        let x = rotated(&b.device, n, f16::ONE);
+        let out = RefCell::new(DeviceBuffer::<f32>::alloc(&b.device, rows).unwrap());
+        let bytes = 2 * n as u64 + 4 * rows as u64;
+        time(
+            c,
+            b,
+            "row_sum_f16",
+            &format!("{rows}x{cols}"),
+            Work::Bytes(bytes),
+            &|i| {
+                b.library
+                    .row_sum(
+                        &b.stream,
+                        &x[i % x.len()],
+                        &mut out.borrow_mut(),
+                        rows,
+                        cols,
+                    )
+                    .expect("row_sum");
+            },
+        );
+        let weight = DeviceBuffer::from_slice(&b.device, &vec![f16::ONE; cols]).unwrap();
+        let bias = DeviceBuffer::from_slice(&b.device, &vec![f16::ZERO; cols]).unwrap();
+        let y = RefCell::new(DeviceBuffer::<f16>::alloc(&b.device, n).unwrap());
+        let bytes = 4 * n as u64 + 4 * cols as u64;
+        time(
+            c,
+            b,
+            "layernorm_f16",
+            &format!("{rows}x{cols}"),
+            Work::Bytes(bytes),
+            &|i| {
+                b.library
+                    .layernorm(
+                        &b.stream,
+                        &x[i % x.len()],
+                        &weight,
+                        &bias,
+                        1e-5,
+                        &mut y.borrow_mut(),
+                        rows,
+                        cols,
+                    )
+                    .expect("layernorm");
+            },
+        );
+    }
+}
+
+fn embeddings(c: &mut Criterion, b: &Bench) {
+    let vocab = sizes().vocab;
+    let table = DeviceBuffer::from_slice(&b.device, &vec![bf16::ONE; vocab * MODEL_DIM]).unwrap();
+    for &tokens in sizes().tokens {
+        let ids: Vec<u32> = (0..tokens).map(|t| (t * 7919 % vocab) as u32).collect();
+        let indices = DeviceBuffer::from_slice(&b.device, &ids).unwrap();
+        let out = RefCell::new(DeviceBuffer::<bf16>::alloc(&b.device, tokens * MODEL_DIM).unwrap());
+        let bytes = 4 * (tokens * MODEL_DIM) as u64 + 4 * tokens as u64;
+        time(
+            c,
+            b,
+            "gather_bf16",
+            &tokens.to_string(),
+            Work::Bytes(bytes),
+            &|_| {
+                b.library
+                    .gather(
+                        &b.stream,
+                        &table,
+                        (vocab, MODEL_DIM),
+                        &indices,
+                        &mut out.borrow_mut(),
+                        tokens,
+                    )
+                    .expect("gather");
+            },
+        );
+        let shape = RopeShape {
+            tokens,
+            heads: HEADS,
+            head_dim: HEAD_DIM,
+            rotary_dim: HEAD_DIM,
+        };
+        let x = rotated(&b.device, tokens * MODEL_DIM, bf16::ONE);
+        let positions: Vec<u32> = (0..tokens as u32).collect();
+        let positions = DeviceBuffer::from_slice(&b.device, &positions).unwrap();
+        let x: Vec<RefCell<DeviceBuffer<bf16>>> = x.into_iter().map(RefCell::new).collect();
+        let bytes = 4 * (tokens * MODEL_DIM) as u64 + 4 * tokens as u64;
+        time(
+            c,
+            b,
+            "rope_bf16",
+            &tokens.to_string(),
+            Work::Bytes(bytes),
+            &|i| {
+                b.library
+                    .rope(
+                        &b.stream,
+                        &mut x[i % x.len()].borrow_mut(),
+                        &positions,
+                        shape,
+                        10000.0,
+                        RopeStyle::NeoX,
+                    )
+                    .expect("rope");
+            },
+        );
+    }
+}
+
+/// Prefill (causal, as many query rows as keys) and one-token decode, f16.
+fn attention(c: &mut Criterion, b: &Bench) {
+    for &seq in sizes().seq {
+        for (label, seq_q, causal) in [("prefill", seq, true), ("decode", 1, false)] {
+            let shape = AttentionShape {
+                batch: 1,
+                heads_q: HEADS,
+                heads_kv: KV_HEADS,
+                seq_q,
+                seq_kv: seq,
+                head_dim: HEAD_DIM,
+            };
+            let options = AttentionOptions {
+                causal,
+                kernel: AttentionKernel::Auto,
+                ..AttentionOptions::default()
+            };
+            let q = rotated(&b.device, HEADS * seq_q * HEAD_DIM, f16::ONE);
+            let kv_len = KV_HEADS * seq * HEAD_DIM;
+            let k = rotated(&b.device, kv_len, f16::ONE);
+            let v = rotated(&b.device, kv_len, f16::ONE);
+            let o = RefCell::new(DeviceBuffer::<f16>::alloc(&b.device, q[0].len()).unwrap());
+            let pairs = (HEADS * seq_q * seq) as u64 / if causal { 2 } else { 1 };
+            let work = if causal {
+                Work::Flops(4 * pairs * HEAD_DIM as u64, Math::Matrix16)
+            } else {
+                Work::Bytes(2 * (2 * kv_len + 2 * q[0].len()) as u64)
+            };
+            time(
+                c,
+                b,
+                &format!("attention_{label}_f16"),
+                &seq.to_string(),
+                work,
+                &|i| {
+                    b.library
+                        .attention(
+                            &b.stream,
+                            &q[i % q.len()],
+                            &k[i % k.len()],
+                            &v[i % v.len()],
+                            &mut o.borrow_mut(),
+                            &shape,
+                            &options,
+                        )
+                        .expect("attention");
+                },
+            );
+        }
+    }
+}
+
+/// 3x3 convolutions, 64 to 64 channels, NHWC f16, padded to keep the image size.
+fn convolutions(c: &mut Criterion, b: &Bench) {
+    for &side in sizes().image {
+        let shape =
+            Conv2dShape::new(ConvLayout::Nhwc, 1, [side, side], 64, 64, [3, 3]).with_padding(1);
+        let path = b.library.conv2d_path::<f16>(&shape).expect("conv2d shape");
+        let (input, output) = (shape.input_len().unwrap(), shape.output_len().unwrap());
+        let x = rotated(&b.device, input, f16::ONE);
+        let weight =
+            DeviceBuffer::from_slice(&b.device, &vec![f16::ONE; shape.weight_len().unwrap()])
+                .unwrap();
+        let y = RefCell::new(DeviceBuffer::<f16>::alloc(&b.device, output).unwrap());
+        let flops = 2 * (output * 64 * 9) as u64;
+        let math = match path {
+            Conv2dPath::ImplicitGemm => Math::Matrix16,
+            Conv2dPath::Direct => Math::Vector,
+        };
+        time(
+            c,
+            b,
+            "conv2d_3x3_f16",
+            &format!("{side}x{side}"),
+            Work::Flops(flops, math),
+            &|i| {
+                b.library
+                    .conv2d(
+                        &b.stream,
+                        &x[i % x.len()],
+                        Filter::new(&weight),
+                        &mut y.borrow_mut(),
+                        &shape,
+                    )
+                    .expect("conv2d");
+            },
+        );
+    }
+}
+
 fn library(c: &mut Criterion) {
     let b = match open() {
         Ok(b) => b,
@@ -375,9 +636,13 @@ fn library(c: &mut Criterion) {
         b.peaks.map_or("no published peaks", |p| p.source)
     );
     streaming(c, &b);
+    casts_and_sums(c, &b);
     rows(c, &b);
+    embeddings(c, &b);
     quantized(c, &b);
     gemm(c, &b);
+    attention(c, &b);
+    convolutions(c, &b);
 }
 
 criterion_group!(benches, library);
