@@ -4,7 +4,8 @@
 //! the host decoder bit for bit (itself checked against an independent formula and ml_dtypes
 //! golden vectors in `device/quant`), and for MXFP8 also with the oracle's FP8 decoding times the
 //! E8M0 scale; poisoned outputs with a guard zone; and the emulator's counts (codes and scales
-//! read once, every output byte written once).
+//! read once, every output byte written once, and, in tensors of whole waves over whole 16-byte
+//! chunks of scale codes, every global access 16 bytes wide).
 
 mod common;
 
@@ -14,22 +15,29 @@ use common::{
 };
 use iron::DeviceBuffer;
 use iron::library::quant::host::QuantizedTensor;
-use iron::library::quant::{MxFp4, MxFp6E2M3, MxFp6E3M2, MxFp8E4M3, MxFp8E5M2, MxInt8, Nvfp4};
+use iron::library::quant::{
+    ElementFormat, MxFp4, MxFp6E2M3, MxFp6E3M2, MxFp8E4M3, MxFp8E5M2, MxInt8, Nvfp4,
+};
 use iron::library::{DequantFormat, DeviceQuantizedTensor};
 use iron_tests::oracle::{Expected, Format};
 use rand::Rng;
 use rand::rngs::StdRng;
 
-/// Tensor shapes `[rows, cols]` in blocks of 32 (NVFP4's 16-element blocks fit them too): one
-/// block, block counts that are not multiples of the wave or the workgroup, and a tensor large
-/// enough that every work-item of the capped grid loops.
-const SHAPES: [(usize, usize); 7] = [
+/// Tensor shapes `[rows, cols]` in blocks of 32 (NVFP4's 16-element blocks fit them too): no
+/// block, one block, block counts that are not multiples of the wave or the workgroup (partial
+/// last waves and work-items, scale codes that do not fill the last 16-byte chunk), whole waves
+/// over whole chunks of scale codes (128, 416 and 4096 MX blocks), and a tensor large enough
+/// that every work-item of the capped grid loops.
+const SHAPES: [(usize, usize); 10] = [
     (0, 32),
     (1, 32),
     (3, 96),
     (7, 160),
+    (1, 32 * 128),
+    (5, 32 * 51),
     (13, 1024),
     (2, 32 * 129),
+    (32, 4096),
     (4, 40_000),
 ];
 
@@ -83,13 +91,27 @@ fn check_decoding<B: DequantFormat>(d: &LibraryDevice, tensor: &QuantizedTensor<
         d.dispatches(&[]);
         return;
     }
-    let traffic = d.last_dispatch(&kernel);
-    assert_eq!(traffic.written, 4 * n as u64, "{context}: bytes written");
+    let counters = d.emulator.take_counters();
+    let [(name, traffic)] = counters.as_slice() else {
+        panic!("{context}: {} dispatches", counters.len());
+    };
+    assert_eq!(name, &kernel, "{context}: the dispatch");
+    let units = n / 16;
+    let per_item = iron_kernels::dequant::units_per_workitem(B::Element::BITS);
+    let whole_waves = units.is_multiple_of(per_item * d.wave as usize);
+    if whole_waves && tensor.scales().len().is_multiple_of(16) {
+        let widths = &traffic.global_access_widths;
+        assert!(
+            widths[..5].iter().all(|&count| count == 0),
+            "{context}: accesses narrower than 16 bytes: {widths:?}"
+        );
+    }
+    let (read, written) = (traffic.global_bytes_read, traffic.global_bytes_written);
+    assert_eq!(written, 4 * n as u64, "{context}: bytes written");
     let codes = (tensor.elements().len() + tensor.scales().len()) as u64;
     assert!(
-        traffic.read >= codes && traffic.read <= codes + traffic.waves * KERNARG_BYTES_PER_WAVE,
-        "{context}: {} bytes read for {codes} bytes of codes and scales",
-        traffic.read
+        read >= codes && read <= codes + traffic.waves * KERNARG_BYTES_PER_WAVE,
+        "{context}: {read} bytes read for {codes} bytes of codes and scales"
     );
 }
 

@@ -3,8 +3,11 @@
 //! (`dequant_fp8_<format>_<out>`), against the oracle's decoding from the formats' definitions.
 //! Inputs are seeded random codes over every code (NaN and infinity codes included) with scale
 //! codes across the whole range (extremes and the NaN scale included), sizes with and without a
-//! tail, grids of one work-item per unit and small looping grids, and a guard zone after the
-//! output that must stay untouched.
+//! tail (zero blocks, fewer than one wave, partial last waves and work-items, scale buffers whose
+//! length is not a multiple of 16), grids of one work-item per step, small looping grids and
+//! workgroups that are not a multiple of the wave, and a guard zone after the output that must
+//! stay untouched. The emulator's access counts show which waves fetch their scale codes in
+//! 16-byte chunks (every access 16 bytes) and which fall back to per-lane bytes.
 
 use iron::library::Float;
 use iron::{DeviceBuffer, LaunchConfig};
@@ -26,7 +29,10 @@ type MxFn<T> = fn(*const u8, *const u8, *mut T, u32);
 type Nvfp4Fn<T> = fn(*const u8, *const u8, f32, *mut T, u32);
 /// A plain FP8 dequantization kernel writing `T`.
 type PlainFn<T> = fn(*const u8, f32, *mut T, u32);
-const BLOCK_COUNTS: [usize; 5] = [0, 1, 3, 64, 257];
+/// Block counts: none, fewer than one wave of work-items, whole waves with scale buffers of
+/// whole 16-byte chunks (64, 128), and partial last waves and work-items with scale buffers that
+/// are not (odd counts end FP6 and NVFP4 tensors in a partial work-item).
+const BLOCK_COUNTS: [usize; 8] = [0, 1, 3, 37, 64, 128, 257, 1000];
 
 /// An output element type: its bits, its format, and a poison value whose bits no kernel
 /// result here has (a NaN payload the kernels never produce).
@@ -79,12 +85,28 @@ fn scale_codes(rng: &mut StdRng, format: BlockFormat, blocks: usize) -> Vec<u8> 
         .collect()
 }
 
-/// The two launch shapes of `work_items` work-items: enough for one pass, and 2 x 64.
-fn configs(work_items: usize) -> [LaunchConfig; 2] {
+/// Units of 16 elements per work-item of the block-format kernels for `format`.
+fn units_per_workitem(format: BlockFormat) -> usize {
+    let bits = 8 * format.block_bytes() / format.block_len();
+    iron_kernels::dequant::units_per_workitem(bits as u32)
+}
+
+/// The launch shapes for `work_items` work-items: enough for one pass, 2 x 64 (looping), and
+/// workgroups that are not a multiple of the wave: 96 (partial waves in wave64, whole ones in
+/// wave32), 48 and 200 (a partial wave in each workgroup in both wave sizes).
+fn configs(work_items: usize) -> [LaunchConfig; 5] {
     [
         LaunchConfig::for_elements(work_items.max(1), 256),
         LaunchConfig::new([2, 1, 1], [64, 1, 1]),
+        LaunchConfig::new([3, 1, 1], [96, 1, 1]),
+        LaunchConfig::new([1, 1, 1], [48, 1, 1]),
+        LaunchConfig::for_elements(work_items.max(1), 200),
     ]
+}
+
+/// The work-items of one pass over `blocks` blocks of `format`.
+fn work_items(format: BlockFormat, blocks: usize) -> usize {
+    (blocks * format.block_len() / 16).div_ceil(units_per_workitem(format))
 }
 
 /// Checks `got` (plus the guard zone) against the oracle's expectations.
@@ -121,7 +143,7 @@ fn run_blocks<T: Out>(
 ) {
     let kernel = d.module.kernel(decl).unwrap();
     for blocks in BLOCK_COUNTS {
-        for cfg in configs(blocks * format.block_len() / 16) {
+        for cfg in configs(work_items(format, blocks)) {
             let packed: Vec<u8> = (0..blocks * format.block_bytes())
                 .map(|_| rng.random())
                 .collect();
@@ -152,7 +174,8 @@ fn run_nvfp4<T: Out>(d: &TestDevice, rng: &mut StdRng, decl: KernelDecl<Nvfp4Fn<
     let kernel = d.module.kernel(decl).unwrap();
     let format = BlockFormat::Nvfp4;
     for blocks in BLOCK_COUNTS {
-        for (cfg, tensor_scale) in configs(blocks).into_iter().zip([0.37f32, 3.0e-3]) {
+        let scales = [0.37f32, 3.0e-3].into_iter().cycle();
+        for (cfg, tensor_scale) in configs(work_items(format, blocks)).into_iter().zip(scales) {
             let packed: Vec<u8> = (0..blocks * format.block_bytes())
                 .map(|_| rng.random())
                 .collect();
@@ -190,7 +213,8 @@ fn run_plain<T: Out>(
 ) {
     let kernel = d.module.kernel(decl).unwrap();
     for n in [0usize, 1, 15, 16, 17, 100, 1000, 4099] {
-        for (cfg, scale) in configs(n / 16 + 16).into_iter().zip([1.0f32, -2.5e-3]) {
+        let scales = [1.0f32, -2.5e-3].into_iter().cycle();
+        for (cfg, scale) in configs(n / 16 + 16).into_iter().zip(scales) {
             let codes: Vec<u8> = (0..n).map(|_| rng.random()).collect();
             let want = dequant_plain(format, &codes, scale, T::FORMAT);
             let dc = DeviceBuffer::from_slice(&d.device, &codes).unwrap();
@@ -279,48 +303,125 @@ fn plain_fp8_dequantizes_with_a_tensor_scale() {
     }
 }
 
+/// Launches `decl` over `blocks` random blocks of `format` (NaN scales included) with `cfg`,
+/// checks every output against the oracle, and returns the launch's global access counts by
+/// width ([1, 2, 4, 8, 12, 16] bytes per lane).
+fn access_widths<T: Out>(
+    d: &TestDevice,
+    rng: &mut StdRng,
+    format: BlockFormat,
+    decl: KernelDecl<MxFn<T>>,
+    blocks: usize,
+    cfg: LaunchConfig,
+) -> [u64; 6] {
+    let kernel = d.module.kernel(decl).unwrap();
+    let packed: Vec<u8> = (0..blocks * format.block_bytes())
+        .map(|_| rng.random())
+        .collect();
+    let scales = scale_codes(rng, format, blocks);
+    let want = dequant_blocks(format, &packed, &scales, 1.0, T::FORMAT);
+    let (dp, ds) = (
+        DeviceBuffer::from_slice(&d.device, &packed).unwrap(),
+        DeviceBuffer::from_slice(&d.device, &scales).unwrap(),
+    );
+    let mut out =
+        DeviceBuffer::from_slice(&d.device, &vec![T::poison(); want.len() + GUARD]).unwrap();
+    d.emulator.take_counters();
+    // SAFETY: the kernel reads `blocks` blocks and scale codes and writes `blocks * BLOCK_LEN`
+    // outputs; the buffers hold that much.
+    unsafe {
+        d.device
+            .default_stream()
+            .launch(&kernel, cfg, (&dp, &ds, &mut out, blocks as u32))
+            .unwrap()
+    };
+    let counters = d.emulator.take_counters();
+    let (_, c) = counters.last().expect("the launch ran");
+    check(d, decl.name, &out.to_vec().unwrap(), &want);
+    c.global_access_widths
+}
+
+/// Checks that full waves over whole 16-byte chunks of scale codes make only 16-byte accesses
+/// (one load of scale chunks per wave, the codes, the values), in one pass and looping, and
+/// that partial waves and waves holding the last scale codes fall back to byte loads.
+fn check_access_widths<T: Out>(
+    d: &TestDevice,
+    rng: &mut StdRng,
+    format: BlockFormat,
+    decl: KernelDecl<MxFn<T>>,
+) {
+    let wave = d.wave as usize;
+    let what = format!("{} {}", d.gfx, decl.name);
+    // 256 blocks: whole waves of work-items in every format, 256 scale codes.
+    let blocks = 256usize;
+    let (per_item, items) = (units_per_workitem(format), work_items(format, blocks));
+    let code_loads = per_item * format.block_bytes() * 16 / format.block_len() / 16;
+    let stores = per_item * 16 * size_of::<T>() / 16;
+    let want = [
+        0,
+        0,
+        0,
+        0,
+        0,
+        (items / wave * (1 + code_loads + stores)) as u64,
+    ];
+    let one_pass = LaunchConfig::new([(items / 64) as u32, 1, 1], [64, 1, 1]);
+    let widths = access_widths(d, rng, format, decl, blocks, one_pass);
+    assert_eq!(widths, want, "{what} one pass");
+    let looping = LaunchConfig::new([1, 1, 1], [items.min(256) as u32, 1, 1]);
+    let widths = access_widths(d, rng, format, decl, blocks, looping);
+    assert_eq!(widths, want, "{what} looping");
+
+    // Workgroups of 96: partial waves in wave64.
+    let partial = LaunchConfig::new([items.div_ceil(96) as u32, 1, 1], [96, 1, 1]);
+    let widths = access_widths(d, rng, format, decl, blocks, partial);
+    assert_eq!(
+        widths[0] > 0,
+        wave == 64,
+        "{what} workgroups of 96: {widths:?}"
+    );
+    // 255 blocks: the wave holding the last 15 scale codes reads them byte by byte, the
+    // others in chunks.
+    let widths = access_widths(d, rng, format, decl, blocks - 1, one_pass);
+    assert!(
+        widths[0] > 0 && widths[5] > 0,
+        "{what} 255 blocks: {widths:?}"
+    );
+}
+
 #[test]
 #[ignore = "needs the device build: run `cargo xtask test`"]
-fn codes_are_read_in_one_access_per_unit_and_outputs_written_in_16_bytes() {
+fn full_waves_move_every_byte_in_16_byte_accesses() {
     let mut rng = StdRng::seed_from_u64(34);
     for d in emulated_devices() {
-        let blocks = 128usize;
-        let stream = d.device.default_stream();
-        // (format, kernel, code access width index in [1, 2, 4, 8, 12, 16]).
-        let cases = [
-            (BlockFormat::MxFp4, half_out::dequant_mxfp4_f16, 3),
-            (BlockFormat::MxFp6E2M3, half_out::dequant_mxfp6_e2m3_f16, 4),
-            (BlockFormat::MxFp8E4M3, half_out::dequant_mxfp8_e4m3_f16, 5),
-        ];
-        for (format, decl, code_width) in cases {
-            let kernel = d.module.kernel(decl).unwrap();
-            let packed: Vec<u8> = (0..blocks * format.block_bytes())
-                .map(|_| rng.random())
-                .collect();
-            let scales = vec![127u8; blocks];
-            let (dp, ds) = (
-                DeviceBuffer::from_slice(&d.device, &packed).unwrap(),
-                DeviceBuffer::from_slice(&d.device, &scales).unwrap(),
-            );
-            let mut out = DeviceBuffer::<f16>::zeros(&d.device, blocks * 32).unwrap();
-            let units = (blocks * 2) as u32;
-            let cfg = LaunchConfig::new([units / 64, 1, 1], [64, 1, 1]);
-            // SAFETY: as above.
-            unsafe {
-                stream
-                    .launch(&kernel, cfg, (&dp, &ds, &mut out, blocks as u32))
-                    .unwrap()
-            };
-            let counters = d.emulator.take_counters();
-            let (_, c) = counters.last().expect("the launch ran");
-            let waves = u64::from(units) / u64::from(d.wave);
-            // Per wave: one scale-byte load, one code load, two 16-byte stores.
-            let mut want = [0u64; 6];
-            want[0] = waves;
-            want[code_width] += waves;
-            want[5] += 2 * waves;
-            assert_eq!(c.global_access_widths, want, "{} {}", d.gfx, decl.name);
-        }
+        let r = &mut rng;
+        check_access_widths(&d, r, BlockFormat::MxFp4, f32_out::dequant_mxfp4_f32);
+        check_access_widths(&d, r, BlockFormat::MxFp4, half_out::dequant_mxfp4_f16);
+        check_access_widths(
+            &d,
+            r,
+            BlockFormat::MxFp6E2M3,
+            half_out::dequant_mxfp6_e2m3_bf16,
+        );
+        check_access_widths(
+            &d,
+            r,
+            BlockFormat::MxFp6E3M2,
+            f32_out::dequant_mxfp6_e3m2_f32,
+        );
+        check_access_widths(
+            &d,
+            r,
+            BlockFormat::MxFp8E4M3,
+            half_out::dequant_mxfp8_e4m3_f16,
+        );
+        check_access_widths(
+            &d,
+            r,
+            BlockFormat::MxFp8E5M2,
+            f32_out::dequant_mxfp8_e5m2_f32,
+        );
+        check_access_widths(&d, r, BlockFormat::MxInt8, half_out::dequant_mxint8_bf16);
     }
 }
 

@@ -5,12 +5,16 @@
 //! ([`BlockFormat::apply_scale`]).
 //!
 //! A unit's codes are 8 bytes (FP4), 12 bytes (FP6) or 16 bytes (FP8, INT8) of the packed stream
-//! (`iron_quant::pack`), read with one access of that width; unit `u` starts at byte
-//! `u * bytes`, so a 16-byte-aligned stream keeps every unit aligned to its width. An MX block
-//! (32 elements) is two units sharing a scale code; an NVFP4 block (16) is one unit.
+//! (`iron_quant::pack`); unit `u` starts at byte `u * bytes`, so a 16-byte-aligned stream keeps
+//! every unit aligned to its width. An MX block (32 elements) is two units sharing a scale code;
+//! an NVFP4 block (16) is one unit.
 //!
-//! The quantized GEMV decodes with [`crate::decode_fast`] instead (same values, fewer
-//! instructions) and applies each unit's scale to its sum of products ([`gemv_unit`]).
+//! The dequantization kernels read the units of a work-item together ([`load_item`]): as many
+//! as fill whole 16-byte loads ([`crate::dequant::units_per_workitem`]: two FP4 units in one
+//! load, four FP6 units in three, one FP8 or INT8 unit in one). The quantized GEMV reads one unit
+//! at a time with one access of the unit's width ([`load_unit`]), decodes it with
+//! [`crate::decode_fast`] instead (same values, fewer instructions) and applies its scale to its
+//! sum of products ([`gemv_unit`]).
 //!
 //! On gfx950 the MX element formats (and, in the GEMV, plain OCP FP8) are decoded by the hardware
 //! conversions of [`iron_intrinsics::convert`] instead: one instruction per 2 or 32 elements,
@@ -19,8 +23,6 @@
 //! constant `GFX950_CONVERSIONS` switches back to the software decoders.
 
 use crate::decode_fast::{Encoding, Specials, decode_fast};
-use crate::dtype::{Float, narrow, store};
-use iron_intrinsics::id::{global_id_x, grid_size_x};
 use iron_quant::block::BlockFormat;
 use iron_quant::{
     E2M1, E2M3, E3M2, E4M3Fn, E4M3Fnuz, E5M2, E5M2Fnuz, ElementFormat, Int8, fp4, fp6, fp8,
@@ -185,6 +187,62 @@ pub unsafe fn load_unit<E: ElementFormat>(codes: *const u8, unit: usize) -> Unit
     }
 }
 
+/// Words of codes a work-item reads at most: three 16-byte loads (four FP6 units).
+const ITEM_WORDS: usize = 12;
+
+/// The packed codes of one work-item's units as little-endian words (the words past its
+/// `units_per_workitem * unit_bytes` bytes are zero).
+#[derive(Clone, Copy)]
+pub struct ItemCodes([u32; ITEM_WORDS]);
+
+impl ItemCodes {
+    /// The codes of the first unit of element format `E` left in the item.
+    #[inline(always)]
+    pub fn first_unit<E: ElementFormat>(self) -> UnitCodes {
+        let words = unit_bytes::<E>() / 4;
+        UnitCodes(core::array::from_fn(
+            |k| if k < words { self.0[k] } else { 0 },
+        ))
+    }
+
+    /// The codes after the first unit (moved to the front: each unit is then read at constant
+    /// indices, with no register indexing even when the loop over units stays rolled).
+    #[inline(always)]
+    pub fn rest<E: ElementFormat>(self) -> ItemCodes {
+        let words = unit_bytes::<E>() / 4;
+        ItemCodes(core::array::from_fn(|k| {
+            if k + words < ITEM_WORDS {
+                self.0[k + words]
+            } else {
+                0
+            }
+        }))
+    }
+}
+
+/// Reads work-item `item`'s codes of element format `E`: units
+/// `item * per_item .. (item + 1) * per_item` (`per_item` =
+/// [`crate::dequant::units_per_workitem`]), whole 16-byte loads.
+///
+/// # Safety
+/// Those units must lie inside the stream, and the stream must start 16-byte aligned.
+#[inline(always)]
+pub unsafe fn load_item<E: ElementFormat>(codes: *const u8, item: usize) -> ItemCodes {
+    let bytes = const { crate::dequant::units_per_workitem(E::BITS) * unit_bytes::<E>() };
+    // SAFETY: the item's bytes are in bounds and start 16-byte aligned (`bytes` is 16 or 48),
+    // as the caller guarantees; each load stays inside the item.
+    unsafe {
+        let at = codes.add(item * bytes) as *const Aligned16;
+        let [a, b, c, d] = (*at).0;
+        if bytes == 16 {
+            ItemCodes([a, b, c, d, 0, 0, 0, 0, 0, 0, 0, 0])
+        } else {
+            let ([e, f, g, h], [i, j, k, l]) = ((*at.add(1)).0, (*at.add(2)).0);
+            ItemCodes([a, b, c, d, e, f, g, h, i, j, k, l])
+        }
+    }
+}
+
 /// The 16 element values of a unit (unscaled), decoded in software.
 #[inline(always)]
 fn decode_software<E: ElementFormat>(codes: UnitCodes) -> [f32; UNIT] {
@@ -234,7 +292,9 @@ fn decode_hardware<E: UnitElement>(codes: UnitCodes, scale: u8) -> Option<[f32; 
     })
 }
 
-/// The 16 values of a unit of element format `E` times the power-of-two E8M0 scale `scale`.
+/// The 16 values of a unit of element format `E` times the power-of-two E8M0 scale `scale`:
+/// `element * B::scale_to_f32(scale)`, as [`BlockFormat::apply_scale`] defines it, with the
+/// multiplier decoded once per unit.
 #[inline(always)]
 fn decode_e8m0_scaled<B: BlockFormat>(codes: UnitCodes, scale: u8) -> [f32; UNIT]
 where
@@ -244,7 +304,8 @@ where
     if GFX950_CONVERSIONS && let Some(values) = decode_hardware::<B::Element>(codes, scale) {
         return values;
     }
-    decode_software::<B::Element>(codes).map(|e| B::apply_scale(e, scale, 1.0))
+    let multiplier = B::scale_to_f32(scale);
+    decode_software::<B::Element>(codes).map(|e| e * multiplier)
 }
 
 /// How a quantized tensor's units are scaled, as the kernels see it.
@@ -288,8 +349,9 @@ impl Quantized for Nvfp4Blocks {
     const UNITS_PER_SCALE: usize = 1;
     #[inline(always)]
     fn scaled(codes: UnitCodes, scale: u8, tensor_scale: f32) -> [f32; UNIT] {
-        use iron_quant::Nvfp4;
-        decode_software::<E2M1>(codes).map(|e| Nvfp4::apply_scale(e, scale, tensor_scale))
+        // `BlockFormat::apply_scale`'s order of operations, the block scale decoded once.
+        let block_scale = iron_quant::Nvfp4::scale_to_f32(scale);
+        decode_software::<E2M1>(codes).map(|e| (e * block_scale) * tensor_scale)
     }
     #[inline(always)]
     fn unit_scale(scale: u8) -> f32 {
@@ -313,35 +375,12 @@ impl<E: UnitElement> Quantized for PlainCodes<E> {
     }
 }
 
-/// The values of unit `unit` of a quantized tensor (codes `codes`, scale codes `scales`).
-///
-/// # Safety
-/// The unit and its scale code must lie inside the buffers; `codes` must be 16-byte aligned.
-#[inline(always)]
-pub unsafe fn unit_values<Q: Quantized>(
-    codes: *const u8,
-    scales: *const u8,
-    tensor_scale: f32,
-    unit: usize,
-) -> [f32; UNIT] {
-    // SAFETY: the unit's scale code is in bounds, as the caller guarantees.
-    let scale = unit
-        .checked_div(Q::UNITS_PER_SCALE)
-        .map_or(0, |index| unsafe { *scales.add(index) });
-    // SAFETY: as the caller guarantees.
-    Q::scaled(
-        unsafe { load_unit::<Q::Element>(codes, unit) },
-        scale,
-        tensor_scale,
-    )
-}
-
 /// The unscaled values of unit `unit` of a quantized tensor and the multiplier of its scale
 /// code, for the GEMV: decoded by [`decode_fast`] (or gfx950's conversions, see the module
 /// docs).
 ///
 /// # Safety
-/// As for [`unit_values`].
+/// The unit and its scale code must lie inside the buffers; `codes` must be 16-byte aligned.
 #[inline(always)]
 pub unsafe fn gemv_unit<Q: Quantized>(
     codes: *const u8,
@@ -359,30 +398,4 @@ pub unsafe fn gemv_unit<Q: Quantized>(
         return (values, Q::unit_scale(scale));
     }
     (decode_fast::<Q::Element>(codes), Q::unit_scale(scale))
-}
-
-/// Writes the values of units `0..units` of a quantized tensor to `out` as `T` (rounded to
-/// nearest even), one unit per work-item over a grid-stride loop: 16 elements, stored with
-/// 16-byte accesses (4 for f32, 2 for f16 and bf16).
-///
-/// # Safety
-/// `codes` holds `units` units and is 16-byte aligned; `scales` holds their scale codes; `out`
-/// holds `16 * units` elements and is 16-byte aligned.
-#[inline(always)]
-pub unsafe fn dequantize_units<Q: Quantized, T: Float>(
-    codes: *const u8,
-    scales: *const u8,
-    tensor_scale: f32,
-    out: *mut T,
-    units: u32,
-) {
-    let stride = grid_size_x();
-    let mut unit = global_id_x();
-    while unit < units {
-        // SAFETY: unit < units, inside every buffer, as the caller guarantees.
-        let values = unsafe { unit_values::<Q>(codes, scales, tensor_scale, unit as usize) };
-        // SAFETY: as above.
-        unsafe { store::<T, UNIT>(out, unit as usize, narrow(values)) };
-        unit += stride;
-    }
 }

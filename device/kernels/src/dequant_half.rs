@@ -5,8 +5,10 @@
 //! E2M3/E3M2, MXFP8 E4M3/E5M2, MXINT8, NVFP4) with its layout and launch: each value is decoded
 //! and scaled exactly as the f32 kernels do (`element * scale` in f32, exact for the MX formats;
 //! NVFP4 `(element * block scale) * tensor scale`), then rounded once to f16 or bf16 (to nearest
-//! even; beyond the range: infinity; NaN stays NaN). 16 elements per work-item and step, written
-//! with two 16-byte stores.
+//! even; beyond the range: infinity; NaN stays NaN). Each work-item decodes the units of
+//! [`crate::dequant::units_per_workitem`] per step (codes in 16-byte loads, scale codes fetched
+//! per wave in 16-byte chunks, as the f32 kernels do), writing each unit of 16 elements with two
+//! 16-byte stores.
 //!
 //! Plain FP8, `dequant_fp8_<e4m3fn|e5m2|e4m3fnuz|e5m2fnuz>_<f32|f16|bf16>(codes, scale, out, n)`:
 //! `out[i] = decode(codes[i]) * scale` for `i < n` (any `n`, including 0), the product rounded to
@@ -14,15 +16,16 @@
 //! step (one 16-byte load), the last `n % 16` elements one by one.
 //!
 //! Launch: any grid (grid-stride), workgroups of up to 256, no dynamic LDS; a grid of
-//! `blocks * BLOCK_LEN / 16` (block formats) or `n / 16 + 16` work-items (plain FP8) covers the
-//! tensor in one pass. Buffers must be 16-byte aligned (device allocations are).
+//! `ceil(blocks * BLOCK_LEN / (16 * units_per_workitem))` (block formats) or `n / 16 + 16`
+//! work-items (plain FP8) covers the tensor in one pass. Buffers must be 16-byte aligned (device
+//! allocations are).
 
 use crate::dtype::{bf16, f16};
 use iron_intrinsics::kernel;
 #[cfg(target_arch = "amdgpu")]
 use {
-    crate::decode::{MxBlocks, Nvfp4Blocks, PlainCodes, UNIT, UnitElement, dequantize_units},
-    crate::dequant::dequant_blocks,
+    crate::decode::{MxBlocks, Nvfp4Blocks, PlainCodes, UNIT, UnitElement},
+    crate::dequant::{dequant_blocks, dequantize_units},
     crate::dtype::Float,
     iron_intrinsics::id::global_id_x,
     iron_quant::{

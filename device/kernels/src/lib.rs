@@ -49,3 +49,5 @@ mod row;
 pub mod row_reduce;
 pub mod softmax;
 pub mod transpose;
+#[cfg(target_arch = "amdgpu")]
+mod wave_scales;

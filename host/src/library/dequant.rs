@@ -1,7 +1,9 @@
 //! Dequantization of block-scaled tensors to f32 (`device/kernels/src/dequant.rs`): every block
 //! format of `iron_quant` (MXFP4, MXFP6 E2M3/E3M2, MXFP8 E4M3/E5M2, MXINT8, NVFP4), decoded on
-//! the device by the same functions the host packer is tested against, 16 elements per work-item
-//! and step.
+//! the device by the same functions the host packer is tested against. Each work-item decodes
+//! the units of 16 elements whose codes fill whole 16-byte loads (32 elements of FP4 and NVFP4,
+//! 64 of FP6, 16 of FP8 and INT8: [`iron_kernels::dequant::units_per_workitem`]) per step, and
+//! the grid has one work-item per such step of the tensor, up to the streaming cap.
 //!
 //! A [`DeviceQuantizedTensor`] is the device copy of an [`iron_quant::host::QuantizedTensor`]:
 //! its packed element codes and scale codes in two byte buffers, with its shape and tensor scale.
@@ -10,7 +12,7 @@ use std::fmt;
 use std::marker::PhantomData;
 
 use iron_quant::host::QuantizedTensor;
-use iron_quant::{MxFp4, MxFp6E2M3, MxFp6E3M2, MxFp8E4M3, MxFp8E5M2, MxInt8, Nvfp4};
+use iron_quant::{ElementFormat, MxFp4, MxFp6E2M3, MxFp6E3M2, MxFp8E4M3, MxFp8E5M2, MxInt8, Nvfp4};
 
 use super::Library;
 use super::error::LibraryError;
@@ -216,8 +218,34 @@ pub(crate) mod sealed {
     }
 }
 
-/// Elements a work-item of the dequantization kernels decodes per step.
-const ELEMENTS_PER_WORKITEM: usize = 16;
+/// Elements in one unit of the dequantization kernels.
+const UNIT: usize = 16;
+
+/// Work-items the dequantization kernels want for a tensor of `elements` elements of format
+/// `B`: one per step of [`iron_kernels::dequant::units_per_workitem`] units.
+pub(super) fn workitems<B: DequantFormat>(elements: usize) -> usize {
+    let per_item = UNIT * iron_kernels::dequant::units_per_workitem(B::Element::BITS);
+    elements.div_ceil(per_item)
+}
+
+/// The launch of a dequantization kernel over a tensor of `elements` elements of format `B`,
+/// checking that its units plus the grid's work-items stay below 2^32 (the kernel indexes them
+/// in 32 bits).
+pub(super) fn dequant_launch<B: DequantFormat>(
+    library: &Library,
+    operation: &'static str,
+    elements: usize,
+) -> Result<LaunchConfig, LibraryError> {
+    let config = streaming(library.device().properties(), workitems::<B>(elements));
+    let threads = config.grid[0].saturating_mul(STREAMING_BLOCK);
+    to_u32(
+        operation,
+        "rows * cols / 16",
+        elements / UNIT,
+        u32::MAX.saturating_sub(threads),
+    )?;
+    Ok(config)
+}
 
 impl Library {
     /// Decodes `tensor` into `out` as row-major `[rows, cols]` f32 (`out` holds at least
@@ -235,20 +263,12 @@ impl Library {
         if blocks == 0 {
             return Ok(());
         }
-        let units = elements.div_ceil(ELEMENTS_PER_WORKITEM);
-        let config = streaming(self.device().properties(), units);
-        let threads = config.grid[0].saturating_mul(STREAMING_BLOCK);
-        to_u32(
-            OP,
-            "rows * cols / 16",
-            units,
-            u32::MAX.saturating_sub(threads),
-        )?;
+        let config = dequant_launch::<B>(self, OP, elements)?;
         let count = to_u32(OP, "blocks", blocks, u32::MAX)?;
-        // SAFETY: the tensor's constructor checked that its buffers hold all `blocks` blocks
-        // (start 16-byte aligned, as device allocations do); out holds blocks * BLOCK_LEN =
-        // rows * cols elements and is distinct from them; the kernel's grid-stride index (over
-        // 16-element units) plus the grid's work-items stays below 2^32, as checked.
+        // SAFETY: the tensor's constructor checked that its buffers hold all `blocks` blocks and
+        // their scale codes (start 16-byte aligned, as device allocations do); out holds
+        // blocks * BLOCK_LEN = rows * cols elements and is distinct from them; the tensor's
+        // 16-element units plus the grid's work-items stay below 2^32, as checked.
         unsafe { B::launch(self, stream, config, tensor, out, count)? };
         Ok(())
     }

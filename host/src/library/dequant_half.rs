@@ -1,13 +1,14 @@
 //! Dequantization to f16 and bf16, and of plain FP8 tensors with a per-tensor f32 scale
 //! (`device/kernels/src/dequant_half.rs`): block formats decode and scale exactly as
-//! [`Library::dequant`] does and round once to the 16-bit type; plain FP8 codes of any of the
-//! four [`Fp8Format`]s become `decode(code) * scale` in f32, f16 or bf16.
+//! [`Library::dequant`] does (with the same launch geometry: one work-item per 16-byte load of
+//! codes) and round once to the 16-bit type; plain FP8 codes of any of the four [`Fp8Format`]s
+//! become `decode(code) * scale` in f32, f16 or bf16, 16 per work-item and step.
 
 use iron_kernels::dequant_half as k;
 use iron_quant::{MxFp4, MxFp6E2M3, MxFp6E3M2, MxFp8E4M3, MxFp8E5M2, MxInt8, Nvfp4};
 
 use super::Library;
-use super::dequant::{DequantFormat, DeviceQuantizedTensor};
+use super::dequant::{DequantFormat, DeviceQuantizedTensor, dequant_launch};
 use super::dtype::{Fp8Format, bf16, f16};
 use super::error::LibraryError;
 use super::geometry::{STREAMING_BLOCK, check_holds, streaming, to_u32};
@@ -193,7 +194,7 @@ pub(crate) mod sealed {
     );
 }
 
-/// Elements a work-item of the dequantization kernels decodes per step.
+/// Elements a work-item of the plain FP8 kernels decodes per step.
 const ELEMENTS_PER_WORKITEM: usize = 16;
 
 impl Library {
@@ -213,19 +214,11 @@ impl Library {
         if blocks == 0 {
             return Ok(());
         }
-        let units = elements.div_ceil(ELEMENTS_PER_WORKITEM);
-        let config = streaming(self.device().properties(), units);
-        let threads = config.grid[0].saturating_mul(STREAMING_BLOCK);
-        to_u32(
-            OP,
-            "rows * cols / 16",
-            units,
-            u32::MAX.saturating_sub(threads),
-        )?;
+        let config = dequant_launch::<B>(self, OP, elements)?;
         let count = to_u32(OP, "blocks", blocks, u32::MAX)?;
         // SAFETY: the tensor's constructor checked that its buffers hold all its blocks and
-        // start 16-byte aligned; out holds rows * cols elements and is distinct from them; the
-        // kernel's unit index plus the grid's work-items stays below 2^32, as checked.
+        // their scale codes and start 16-byte aligned; out holds rows * cols elements and is
+        // distinct from them; the units plus the grid's work-items stay below 2^32, as checked.
         unsafe { <B as sealed::HalfKernel<T>>::launch(self, stream, config, tensor, out, count)? };
         Ok(())
     }
