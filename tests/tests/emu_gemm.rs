@@ -6,7 +6,9 @@
 //! scaled MFMA and on the decoding path everywhere. Shapes cover one element, tails in every
 //! dimension, and several workgroup tiles (128) in M and N and several K tiles; epilogues cover
 //! alpha, beta (with `C` read) and the bias, and outputs start poisoned with a guard zone after
-//! them.
+//! them. On interior tiles, every kernel family of every gfx (16-bit in all four layout pairs)
+//! must read each operand tile once with 16-byte loads and stage it through LDS without bank
+//! conflicts, as the emulator counts them.
 
 mod common;
 
@@ -752,20 +754,66 @@ fn check_traffic(
     );
 }
 
+/// Runs `gemm_mx::<F, F>` (or `gemm_mx_decoded`) on an `m x n x k` product and checks its
+/// traffic (`kernel` with `k_step`-deep matrix instructions; `reads_per_scale`: how often each
+/// block's scale code is read), returning its counters.
+fn mx_traffic<F: MxCase>(
+    d: &LibraryDevice,
+    rng: &mut StdRng,
+    (m, n, k): (usize, usize, usize),
+    decoded: bool,
+    (kernel, k_step, reads_per_scale): (&str, u64, usize),
+) -> Counted {
+    let (a, _) = mx_tensor::<F>(d, rng, (m, k));
+    let (bt, _) = mx_tensor::<F>(d, rng, (n, k));
+    let mut c = poisoned_floats::<f32>(&d.device, m * n);
+    let stream = d.device.default_stream();
+    d.clear_counters();
+    if decoded {
+        d.library
+            .gemm_mx_decoded(&stream, &a, &bt, &mut c, Epilogue::default())
+            .unwrap();
+    } else {
+        d.library
+            .gemm_mx(&stream, &a, &bt, &mut c, Epilogue::default())
+            .unwrap();
+    }
+    let counters = dispatch(d, kernel);
+    let bits = F::BLOCK_BYTES * 8 / F::BLOCK_LEN;
+    let operand = (m * k * bits / 8 + reads_per_scale * m * k / 32) as u64;
+    check_traffic(
+        d,
+        kernel,
+        &counters,
+        (operand, operand, 0),
+        (m as u64, n as u64, k as u64, k_step),
+        4,
+    );
+    counters
+}
+
+/// Every GEMM kernel of every gfx on interior tiles (16-bit inputs in all four layout pairs,
+/// the gfx's FP8 path, gfx950's scaled MFMAs, the decoding path): each workgroup reads each of
+/// its operand tiles once with 16-byte loads, and stages them through LDS without bank
+/// conflicts (the emulator's model: 128 bytes of lanes at a time, one dword per bank and
+/// cycle), in its writes and in its fragment reads.
 #[test]
 #[ignore = "needs the device build: run `cargo xtask test`"]
-fn interior_tiles_stage_each_operand_tile_once_with_wide_loads() {
+fn interior_tiles_stage_each_operand_tile_once_with_wide_loads_and_no_bank_conflicts() {
     let (m, n, k) = (256usize, 256usize, 256usize);
+    let mut conflicted = Vec::new();
     for d in library_devices() {
         let mut rng = rng(51);
         let stream = d.device.default_stream();
         let gfx = gfx_of(&d);
+        let mut check_conflicts = |what: &str, counters: &Counted| {
+            if counters.lds.1 != 0 {
+                conflicted.push(format!("{} {what}: {} cycles", d.gfx, counters.lds.1));
+            }
+        };
         let half_step = if gfx == "gfx950" { 32 } else { 16 };
         let shape = (m as u64, n as u64, k as u64, half_step);
-        for (a_layout, b_layout) in [
-            (Layout::RowMajor, Layout::ColMajor),
-            (Layout::ColMajor, Layout::RowMajor),
-        ] {
+        for (a_layout, b_layout) in LAYOUT_PAIRS {
             let (a, _) = operand::<f16>(gfx_of(&d), &mut rng, (m, k), a_layout);
             let (b, _) = operand::<f16>(gfx_of(&d), &mut rng, (k, n), b_layout);
             let (a, b) = (upload(&d.device, &a), upload(&d.device, &b));
@@ -797,6 +845,7 @@ fn interior_tiles_stage_each_operand_tile_once_with_wide_loads() {
                 "{}: every load is 16 bytes wide",
                 d.gfx
             );
+            check_conflicts(&what, &counters);
         }
         let format = match gfx {
             "gfx942" => Fp8Format::E4M3Fnuz,
@@ -841,28 +890,23 @@ fn interior_tiles_stage_each_operand_tile_once_with_wide_loads() {
             (m as u64, n as u64, k as u64, step),
             2,
         );
-        let (a, _) = mx_tensor::<MxFp4>(&d, &mut rng, (m, k));
-        let (bt, _) = mx_tensor::<MxFp4>(&d, &mut rng, (n, k));
-        let mut c = poisoned_floats::<f32>(&d.device, m * n);
-        d.clear_counters();
-        d.library
-            .gemm_mx(&stream, &a, &bt, &mut c, Epilogue::default())
-            .unwrap();
-        let (kernel, step) = match gfx {
-            "gfx950" => ("gemm_mxfp4_f32", 128),
-            _ => ("gemm_decoded_f32", 16),
-        };
-        let counters = dispatch(&d, kernel);
+        check_conflicts(kernel, &counters);
+        let shape = (m, n, k);
         // The decoding kernel reads each block's scale code once per 16-element unit: twice.
-        let reads_per_scale = if gfx == "gfx950" { 1 } else { 2 };
-        let operand = (m * k / 2 + reads_per_scale * m * k / 32) as u64;
-        check_traffic(
-            &d,
-            kernel,
-            &counters,
-            (operand, operand, 0),
-            (m as u64, n as u64, k as u64, step),
-            4,
-        );
+        let decoded = ("gemm_decoded_f32", if gfx == "gfx950" { 32 } else { 16 }, 2);
+        let counters = mx_traffic::<MxFp4>(&d, &mut rng, shape, true, decoded);
+        check_conflicts("gemm_decoded_f32 MXFP4", &counters);
+        if gfx == "gfx950" {
+            let kernel = "gemm_mxfp8_e4m3_f32";
+            let counters = mx_traffic::<MxFp8E4M3>(&d, &mut rng, shape, false, (kernel, 128, 1));
+            check_conflicts(kernel, &counters);
+            let kernel = "gemm_mxfp6_e2m3_f32";
+            let counters = mx_traffic::<MxFp6E2M3>(&d, &mut rng, shape, false, (kernel, 128, 1));
+            check_conflicts(kernel, &counters);
+            let kernel = "gemm_mxfp4_f32";
+            let counters = mx_traffic::<MxFp4>(&d, &mut rng, shape, false, (kernel, 128, 1));
+            check_conflicts(kernel, &counters);
+        }
     }
+    assert!(conflicted.is_empty(), "LDS bank conflicts: {conflicted:#?}");
 }

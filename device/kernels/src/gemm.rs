@@ -28,8 +28,9 @@
 //! is never read (it may be null).
 //!
 //! Arithmetic: products of A and B elements are exact and summed in f32 by the matrix
-//! instructions in increasing K order within each 16- to 32-wide K step (the hardware's
-//! internal order within a step). Then `v = alpha * acc`, `v = fma(beta, C_old, v)` when
+//! instructions, each over 16 to 32 of a K tile's elements (the hardware's internal order within
+//! an instruction): consecutive ones where a lane's fragment is 16 or 32 bytes, else
+//! interleaved sets (see `gemm_tile::PlainStep`). Then `v = alpha * acc`, `v = fma(beta, C_old, v)` when
 //! `beta != 0` (when `beta == 0`, `C` is not read: it may hold NaN), `v += bias[j]` with a bias,
 //! and `v` is rounded once to `C`'s type (nearest even). `A B` is computed whatever `alpha` is.
 //! On gfx90a the f16 and bf16 MFMAs flush subnormal inputs and results to zero (AMD documents
@@ -45,14 +46,14 @@
 //! Tiling (see `gemm_tile`): each workgroup computes a 128 x 128 tile of `C` as 16 x 16
 //! instruction tiles, each wave 64 x 64 of it (4 waves of 64 lanes) or 64 x 32 (8 waves of 32
 //! lanes); K tiles of 32 (16-bit) or 64 (FP8) elements are staged in LDS (K-contiguous, rows
-//! padded by 8 or 16 bytes), double-buffered.
+//! of 64 bytes whose 16-byte chunks are swizzled against bank conflicts), double-buffered.
 
 use crate::dtype::{bf16, f16};
 use iron_intrinsics::kernel;
 #[cfg(target_arch = "amdgpu")]
 use {
     crate::dtype::Float,
-    crate::gemm_stage::{HALF_PITCH, HALF_TILE_K, HalfOperand},
+    crate::gemm_stage::{HALF_TILE_K, HalfOperand},
     crate::gemm_tile::{Output, PlainStep, block_origin, gemm},
     iron_intrinsics::matrix::Mma,
 };
@@ -67,12 +68,12 @@ pub const FLAG_A_COL_MAJOR: u32 = 1;
 pub const FLAG_B_COL_MAJOR: u32 = 1 << 1;
 /// Flag: add `bias` (`n` f32) to every row of `C`.
 pub const FLAG_BIAS: u32 = 1 << 2;
-/// Dynamic LDS of the 16-bit kernels: two buffers of A's and B's 128 x 32 tiles, rows padded to
-/// 80 bytes (72 on gfx90a, gfx942 and gfx1201 wave64, which use less of it).
-pub const HALF_LDS_BYTES: u32 = 2 * 2 * BLOCK * 80;
-/// Dynamic LDS of the FP8 kernels: two buffers of A's and B's 128 x 64 tiles, rows padded to
-/// 72 bytes.
-pub const FP8_LDS_BYTES: u32 = 2 * 2 * BLOCK * 72;
+/// Dynamic LDS of the 16-bit kernels: two buffers of A's and B's 128 x 32 tiles (rows of 64
+/// bytes, swizzled).
+pub const HALF_LDS_BYTES: u32 = 2 * 2 * BLOCK * 64;
+/// Dynamic LDS of the FP8 kernels: two buffers of A's and B's 128 x 64 tiles (rows of 64 bytes,
+/// swizzled).
+pub const FP8_LDS_BYTES: u32 = 2 * 2 * BLOCK * 64;
 
 /// The f16 matrix instruction of this gfx.
 #[cfg(all(target_arch = "amdgpu", iron_gfx = "gfx950"))]
@@ -92,18 +93,6 @@ pub(crate) type Bf16Core = iron_intrinsics::matrix::MfmaF32_16x16x16Bf16;
 /// The bf16 matrix instruction of this gfx (also the decoding kernels' instruction).
 #[cfg(all(target_arch = "amdgpu", iron_matrix = "wmma"))]
 pub(crate) type Bf16Core = iron_intrinsics::matrix::WmmaF32_16x16x16Bf16;
-
-// The f16 and bf16 instructions read the same fragments, so that one LDS layout (whose pitch
-// `gemm_stage` derives from the bf16 fragments) serves both.
-#[cfg(target_arch = "amdgpu")]
-const _: () = {
-    use iron_intrinsics::matrix::{Fragment, MatrixCore};
-    assert!(
-        <<F16Core as MatrixCore>::A as Fragment>::BYTES
-            == <<Bf16Core as MatrixCore>::A as Fragment>::BYTES
-            && F16Core::A_RUNS == Bf16Core::A_RUNS
-    );
-};
 
 /// The 16-bit GEMM with instruction `I`, output type `O`, A K-contiguous (row-major) when
 /// `A_ROWS` and B K-contiguous (column-major) when `B_COLS`.
@@ -139,7 +128,7 @@ unsafe fn gemm_half_in<I: Mma, O: Float, const A_ROWS: bool, const B_COLS: bool>
     let out = Output::new(c, bias, alpha, beta, m, n, flags);
     let tiles = k.div_ceil(HALF_TILE_K);
     // SAFETY: as the caller guarantees.
-    unsafe { gemm::<_, _, PlainStep<I, HALF_PITCH, HALF_TILE_K>, O>(&a, &b, tiles, &out) };
+    unsafe { gemm::<_, _, PlainStep<I, HALF_TILE_K>, O>(&a, &b, tiles, &out) };
 }
 
 /// The 16-bit GEMM with instruction `I`, output type `O`, in the layouts `flags` names.
@@ -255,7 +244,7 @@ unsafe fn gemm_fp8<F: iron_intrinsics::matrix::F8Kind, O: Float>(
     flags: u32,
 ) {
     use crate::gemm_stage::CodeOperand;
-    type Codes = CodeOperand<2, 8>;
+    type Codes = CodeOperand<2>;
     const { assert!(Codes::TILE_BYTES == FP8_TILE_K) };
     let (row0, col0) = block_origin();
     let a = Codes {
@@ -272,7 +261,7 @@ unsafe fn gemm_fp8<F: iron_intrinsics::matrix::F8Kind, O: Float>(
     };
     let out = Output::new(c, bias, alpha, beta, m, n, flags);
     let tiles = k.div_ceil(FP8_TILE_K);
-    type Step<F> = PlainStep<Fp8Core<F>, { Codes::PITCH }, FP8_TILE_K>;
+    type Step<F> = PlainStep<Fp8Core<F>, FP8_TILE_K>;
     // SAFETY: as the caller guarantees.
     unsafe { gemm::<_, _, Step<F>, O>(&a, &b, tiles, &out) };
 }

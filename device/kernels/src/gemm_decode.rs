@@ -1,7 +1,7 @@
 //! The staging of the software-decoding GEMM kernels: codes of any FP8/FP6/FP4 format (named at
 //! run time), with or without E8M0 block scales, decoded by `iron_quant`'s decoders, scaled in
-//! f32 and rounded to bf16 into the 16-bit LDS layout ([`HALF_PITCH`] rows of 32 elements), so
-//! that the bf16 matrix-instruction step reads them like any bf16 operand.
+//! f32 and rounded to bf16 into the 16-bit LDS layout (swizzled rows of 32 elements,
+//! [`swizzled`]), so that the bf16 matrix-instruction step reads them like any bf16 operand.
 //!
 //! Each work-item moves one unit of 16 consecutive-K codes per K tile (128 rows x 2 units): the
 //! global read is one access of 16, 12 or 8 bytes (FP8, FP6, FP4) when the unit lies inside the
@@ -13,7 +13,9 @@ use crate::gemm::{BLOCK, THREADS};
 use crate::gemm_mx::{
     FORMAT_E2M1, FORMAT_E2M3, FORMAT_E3M2, FORMAT_E4M3FN, FORMAT_E4M3FNUZ, FORMAT_E5M2, format_bits,
 };
-use crate::gemm_stage::{HALF_PITCH, HALF_TILE_K, SCALE_ONE, Words8, Words16, store_half_run};
+use crate::gemm_stage::{
+    HALF_TILE_K, SCALE_ONE, SWIZZLED_ROW_BYTES, Words8, Words16, store16, swizzled,
+};
 use crate::gemm_tile::{Stage, thread};
 use iron_intrinsics::half::f32_to_bf16;
 use iron_quant::{
@@ -132,7 +134,7 @@ impl DecodedOperand {
 }
 
 impl Stage for DecodedOperand {
-    const LDS_BYTES: u32 = BLOCK * HALF_PITCH;
+    const LDS_BYTES: u32 = BLOCK * SWIZZLED_ROW_BYTES;
     type Held = ([u32; 4], u8);
 
     #[inline(always)]
@@ -164,10 +166,10 @@ impl Stage for DecodedOperand {
             core::array::from_fn(|w| u32::from(bits[2 * w]) | (u32::from(bits[2 * w + 1]) << 16));
         for half in 0..2 {
             let run = core::array::from_fn(|i| words[4 * half + i]);
-            let at = r * HALF_PITCH + (kk + 8 * half as u32) * 2;
-            // SAFETY: row r < 128, elements kk + 8 * half .. + 8 < 32 of it: inside the buffer,
-            // aligned as store_half_run needs.
-            unsafe { store_half_run(lds.add(at as usize), run) };
+            let at = swizzled(r, (kk + 8 * half as u32) * 2);
+            // SAFETY: row r < 128, elements kk + 8 * half .. + 8 < 32 of it (one 16-byte chunk):
+            // inside the buffer, 16-byte aligned.
+            unsafe { store16(lds.add(at as usize), run) };
         }
     }
 }

@@ -44,7 +44,7 @@ use {
     crate::dtype::Float,
     crate::gemm::Bf16Core,
     crate::gemm_decode::DecodedOperand,
-    crate::gemm_stage::{HALF_PITCH, HALF_TILE_K},
+    crate::gemm_stage::HALF_TILE_K,
     crate::gemm_tile::{Output, PlainStep, block_origin, gemm},
 };
 
@@ -81,15 +81,20 @@ pub const fn format_bits(format: u32) -> u32 {
     }
 }
 
-/// Dynamic LDS of the decoding kernels: two buffers of A's and B's 128 x 32 bf16 tiles, rows
-/// padded to 80 bytes (72 on gfx90a, gfx942 and gfx1201 wave64, which use less of it).
-pub const DECODED_LDS_BYTES: u32 = 2 * 2 * 128 * 80;
+/// Dynamic LDS of the decoding kernels: two buffers of A's and B's 128 x 32 bf16 tiles (rows of
+/// 64 bytes, swizzled).
+pub const DECODED_LDS_BYTES: u32 = 2 * 2 * 128 * 64;
+
+/// Bytes per LDS row of a gfx950 MX kernel's 128-element K tile of `bits`-bit codes: FP4's
+/// and FP6's rows unpadded (their chunks or blocks permuted), FP8's padded by 16 bytes.
+pub const fn mx_row_bytes(bits: u32) -> u32 {
+    if bits == 8 { 16 * bits + 16 } else { 16 * bits }
+}
 
 /// Dynamic LDS of a gfx950 MX kernel whose A and B codes have `bits` bits: two buffers of A's
-/// and B's 128 x 128-element tiles (rows of `16 * bits + 16` bytes) and their 128 x 4 scale
-/// codes.
+/// and B's 128 x 128-element tiles (rows of [`mx_row_bytes`]) and their 128 x 4 scale codes.
 pub const fn mx_lds_bytes(bits: u32) -> u32 {
-    2 * 2 * (128 * (16 * bits + 16) + 128 * 4)
+    2 * 2 * (128 * mx_row_bytes(bits) + 128 * 4)
 }
 
 /// The software-decoding GEMM, output type `O`.
@@ -130,7 +135,7 @@ unsafe fn gemm_decoded<O: Float>(
     };
     let out = Output::new(c, bias, alpha, beta, m, n, flags);
     let tiles = k.div_ceil(HALF_TILE_K);
-    type Step = PlainStep<Bf16Core, HALF_PITCH, HALF_TILE_K>;
+    type Step = PlainStep<Bf16Core, HALF_TILE_K>;
     // SAFETY: as the caller guarantees.
     unsafe { gemm::<_, _, Step, O>(&a, &b, tiles, &out) };
 }
@@ -196,10 +201,13 @@ unsafe fn gemm_scaled<F: iron_intrinsics::matrix::ScaledFormat, const CHUNKS: us
     use crate::gemm_scaled::ScaledStep;
     use crate::gemm_stage::{CodeOperand, MxOperand, ScaleOperand};
     use iron_intrinsics::matrix::MfmaScaleF32_16x16x128F8F6F4;
-    const { assert!(CodeOperand::<CHUNKS, 16>::TILE_BYTES == 16 * F::BITS) };
+    const {
+        assert!(CodeOperand::<CHUNKS>::TILE_BYTES == 16 * F::BITS);
+        assert!(CodeOperand::<CHUNKS>::PITCH == mx_row_bytes(F::BITS));
+    };
     let (row0, col0) = block_origin();
     let operand = |codes: *const u8, scales: *const u8, rows: u32, row0: u32| MxOperand {
-        codes: CodeOperand::<CHUNKS, 16> {
+        codes: CodeOperand::<CHUNKS> {
             base: codes,
             rows,
             row_bytes: k / 8 * F::BITS,

@@ -1,12 +1,14 @@
 //! The MFMA step of gfx950's hardware-microscaling GEMM: one `v_mfma_scale_f32_16x16x128_f8f6f4`
 //! per 16 x 16 tile and 128-element K tile, each lane feeding its block of 32 codes of A and of B
 //! with the blocks' E8M0 scale codes, all read from the operands' LDS buffers
-//! ([`MxOperand`]).
+//! ([`MxOperand`], rows laid out as [`CodeOperand::offset`] says).
 
 use crate::gemm_stage::{CodeOperand, MxOperand, SCALES_PER_TILE};
-use crate::gemm_tile::{Accumulators, MMA_TILE, Step, each_tile, per_col, per_row};
+use crate::gemm_tile::{
+    Accumulators, MMA_TILE, REPEATS_M, REPEATS_N, Step, each_tile, per_col, per_row,
+};
 use iron_intrinsics::id::lane_id;
-use iron_intrinsics::matrix::{ScaledMma, a_row, b_col, load_a, load_b, scale_block};
+use iron_intrinsics::matrix::{Fragment, ScaledMma, a_row, b_col, scale_block};
 
 /// The scaled MFMAs of instruction `I` (K = 128) over a staged K tile, A staged with `CHUNKS_A`
 /// and B with `CHUNKS_B` chunks per work-item ([`CodeOperand`]).
@@ -29,36 +31,54 @@ impl<I: ScaledMma, const CHUNKS_A: usize, const CHUNKS_B: usize> Step
     ) {
         const {
             assert!(I::K == 32 * SCALES_PER_TILE && I::M == MMA_TILE && I::N == MMA_TILE);
-            assert!(CodeOperand::<CHUNKS_A, 16>::TILE_BYTES == I::K * I::A_BITS / 8);
-            assert!(CodeOperand::<CHUNKS_B, 16>::TILE_BYTES == I::K * I::B_BITS / 8);
+            assert!((REPEATS_M as u32 * MMA_TILE).is_multiple_of(64));
+            assert!((REPEATS_N as u32 * MMA_TILE).is_multiple_of(64));
+            assert!(CodeOperand::<CHUNKS_A>::TILE_BYTES == I::K * I::A_BITS / 8);
+            assert!(CodeOperand::<CHUNKS_B>::TILE_BYTES == I::K * I::B_BITS / 8);
+            // Every run lies in one unit of the LDS layout.
+            assert!(
+                CodeOperand::<CHUNKS_A>::UNIT.is_multiple_of(<I::A as Fragment>::BYTES / I::A_RUNS)
+            );
+            assert!(
+                CodeOperand::<CHUNKS_B>::UNIT.is_multiple_of(<I::B as Fragment>::BYTES / I::B_RUNS)
+            );
         };
-        let (pitch_a, pitch_b) = (
-            CodeOperand::<CHUNKS_A, 16>::PITCH,
-            CodeOperand::<CHUNKS_B, 16>::PITCH,
-        );
         let lane = lane_id();
         let block = scale_block::<I>(lane);
-        // SAFETY: every fragment and scale code lies in the staged buffers, as MxOperand wrote
-        // them (rows of PITCH bytes, 16-byte aligned; scale codes after the rows).
-        let fa = per_row!(|t| unsafe {
-            let row = wave_row + t * MMA_TILE;
-            let scale_at = MxOperand::<CHUNKS_A>::SCALES_AT
-                + (row + a_row::<I>(lane)) * SCALES_PER_TILE
-                + block;
+        let (a_byte, b_byte) = (
+            I::a_k(lane, 0) * I::A_BITS / 8,
+            I::b_k(lane, 0) * I::B_BITS / 8,
+        );
+        let a_stride = I::K / I::A_RUNS * I::A_BITS / 8;
+        let b_stride = I::K / I::B_RUNS * I::B_BITS / 8;
+        // Rows are laid out alike from every multiple of 64 (wave_row and wave_col are), so the
+        // lane's offsets within its wave's rows are the same for every wave.
+        // SAFETY: the wave's rows and their scale codes lie in the staged buffers.
+        let (a_rows, b_rows, a_scales, b_scales) = unsafe {
             (
-                load_a::<I>(a.add((row * pitch_a) as usize), pitch_a),
-                *a.add(scale_at as usize),
+                a.add((wave_row * CodeOperand::<CHUNKS_A>::PITCH) as usize),
+                b.add((wave_col * CodeOperand::<CHUNKS_B>::PITCH) as usize),
+                a.add((MxOperand::<CHUNKS_A>::SCALES_AT + wave_row * SCALES_PER_TILE) as usize),
+                b.add((MxOperand::<CHUNKS_B>::SCALES_AT + wave_col * SCALES_PER_TILE) as usize),
+            )
+        };
+        // SAFETY: every fragment and scale code lies in the staged buffers, as MxOperand wrote
+        // them (runs at CodeOperand::offset, aligned to their size; scale codes after the rows).
+        let fa = per_row!(|t| unsafe {
+            let row = t * MMA_TILE + a_row::<I>(lane);
+            let at = CodeOperand::<CHUNKS_A>::row_tile_offset(t, a_row::<I>(lane), a_byte);
+            (
+                I::A::read(a_rows.add(at as usize), I::A_RUNS, a_stride),
+                *a_scales.add((row * SCALES_PER_TILE + block) as usize),
             )
         });
         // SAFETY: as above.
         let fb = per_col!(|t| unsafe {
-            let col = wave_col + t * MMA_TILE;
-            let scale_at = MxOperand::<CHUNKS_B>::SCALES_AT
-                + (col + b_col::<I>(lane)) * SCALES_PER_TILE
-                + block;
+            let col = t * MMA_TILE + b_col::<I>(lane);
+            let at = CodeOperand::<CHUNKS_B>::row_tile_offset(t, b_col::<I>(lane), b_byte);
             (
-                load_b::<I>(b.add((col * pitch_b) as usize), pitch_b),
-                *b.add(scale_at as usize),
+                I::B::read(b_rows.add(at as usize), I::B_RUNS, b_stride),
+                *b_scales.add((col * SCALES_PER_TILE + block) as usize),
             )
         });
         each_tile!(|tm, tn| {

@@ -3,8 +3,11 @@
 //! K-contiguous.
 //!
 //! In LDS every operand tile is K-contiguous: its 128 rows (rows of A, columns of B) one after
-//! the other, each `PITCH` bytes: the tile's K slice plus 16 bytes of padding, which keeps every
-//! row 16-byte aligned and shifts consecutive rows across LDS banks.
+//! the other. Tiles of 64 bytes per row (16-bit, FP8, MXFP4 and decoded operands) are stored
+//! without padding, their four 16-byte chunks XOR-swizzled per row ([`swizzled`]), which keeps
+//! the LDS banks free of conflicts for the stores of either operand layout and for the fragment
+//! reads of every gfx (see [`swizzled`]). Wider rows (MXFP8, MXFP6) are padded
+//! ([`CodeOperand::offset`]).
 //!
 //! Global loads are 16 bytes wide when a run of 16 bytes lies inside the matrix and is aligned
 //! (the matrix's rows are a multiple of 16 bytes); runs at the matrix's edges, and matrices
@@ -12,9 +15,8 @@
 //! everything outside the matrix. A tile that lies wholly inside an aligned matrix (the
 //! workgroup decides, uniformly) takes a straight path of 16-byte loads without per-run checks.
 
-use crate::gemm::{BLOCK, Bf16Core, THREADS};
+use crate::gemm::{BLOCK, THREADS};
 use crate::gemm_tile::{Stage, thread};
-use iron_intrinsics::matrix::{Fragment, MatrixCore};
 
 /// Sixteen bytes read or written as one access.
 #[derive(Clone, Copy)]
@@ -28,36 +30,38 @@ pub struct Words8(pub [u32; 2]);
 
 /// Elements of a 16-bit operand's K tile.
 pub const HALF_TILE_K: u32 = 32;
-/// Bytes of one lane's run of a 16-bit operand fragment of this gfx's instructions: 8 (gfx90a's
-/// and gfx942's MFMAs, gfx1201's wave64 WMMAs), 16 (gfx950, gfx1201 wave32) or 32 (gfx1100).
-const HALF_RUN_BYTES: u32 =
-    <<Bf16Core as MatrixCore>::A as Fragment>::BYTES / <Bf16Core as MatrixCore>::A_RUNS;
 
-/// Bytes per LDS row of a staged 16-bit tile: 32 elements and padding that spreads the fragment
-/// reads over the LDS banks. 16-byte runs are read 8 lanes at a time (32-byte runs as two 16-byte
-/// reads): rows 80 bytes (20 banks) apart put 8 consecutive rows on distinct banks, and keep rows
-/// 16-byte aligned as those reads need. 8-byte runs are read 16 lanes at a time: rows 72 bytes
-/// (18 banks) apart put 16 rows on distinct bank pairs; rows are then 8-byte aligned and written
-/// with 8-byte stores.
-pub const HALF_PITCH: u32 = HALF_TILE_K * 2 + if HALF_RUN_BYTES <= 8 { 8 } else { 16 };
+/// Bytes per LDS row of a swizzled tile ([`swizzled`]): a K tile of 32 16-bit elements or 64
+/// byte codes.
+pub const SWIZZLED_ROW_BYTES: u32 = 64;
 
-/// Writes 16 bytes to a staged 16-bit tile at `p`: one 16-byte store when [`HALF_PITCH`] keeps
-/// rows 16-byte aligned, else two 8-byte stores.
+/// The LDS offset of byte `byte` of row `row` in a tile of [`SWIZZLED_ROW_BYTES`]-byte rows
+/// without padding, whose 16-byte chunks are XOR-swizzled: chunk `c` of row `r` is stored at
+/// chunk `c ^ (((r >> 1) ^ (r >> 3)) & 3)` of the row. A 16-byte access touches 8 banks (a
+/// quarter of a 128-byte bank line, which holds two rows), and the LDS serves 8 such lanes at a
+/// time; then:
+/// - any 8 consecutive rows from a multiple of 8, read at one logical chunk (the fragment reads
+///   of every gfx: lanes `l % 16` are rows), fall on 8 distinct bank quarters ((r & 1) picks the
+///   half of the line, `(r >> 1) & 3` the chunk);
+/// - two whole rows (the K-contiguous stores: 4 lanes a row) fill a bank line;
+/// - the rows-contiguous stores (2 bytes a lane, 32 lanes at a time) write one element of rows
+///   `i`, `8 + i`, `16 + i`, `24 + i` at 8 consecutive K: `r >> 3` spreads the four rows over
+///   the four chunks of the half line.
+///
+/// Runs that stay inside a 16-byte chunk keep their bytes in order.
+#[inline(always)]
+pub const fn swizzled(row: u32, byte: u32) -> u32 {
+    (row * SWIZZLED_ROW_BYTES + byte) ^ ((((row >> 1) ^ (row >> 3)) & 3) << 4)
+}
+
+/// Writes 16 bytes to a staged tile at `p` as one access.
 ///
 /// # Safety
-/// `p` must be inside the tile's LDS buffer with 16 bytes behind it, aligned to 16 bytes (or 8
-/// when the pitch is not a multiple of 16).
+/// `p` must be inside the tile's LDS buffer with 16 bytes behind it, aligned to 16 bytes.
 #[inline(always)]
-pub unsafe fn store_half_run(p: *mut u8, words: [u32; 4]) {
+pub unsafe fn store16(p: *mut u8, words: [u32; 4]) {
     // SAFETY: as the caller guarantees.
-    unsafe {
-        if HALF_PITCH.is_multiple_of(16) {
-            *(p as *mut Words16) = Words16(words);
-        } else {
-            *(p as *mut Words8) = Words8([words[0], words[1]]);
-            *(p.add(8) as *mut Words8) = Words8([words[2], words[3]]);
-        }
-    }
+    unsafe { *(p as *mut Words16) = Words16(words) };
 }
 
 /// 8-element runs each work-item moves per 16-bit tile (128 rows x 32 elements / 8 / 256).
@@ -140,8 +144,9 @@ impl<const K_CONTIGUOUS: bool> HalfOperand<K_CONTIGUOUS> {
 
     /// Run `j` of this work-item in a tile: `(row in tile, k in tile)` of its first element.
     /// K-contiguous: 4 work-items cover a row's 32 elements. Rows-contiguous: 4 work-items cover
-    /// 32 rows of one k, 16 k per group of 64 work-items (a wave64, or two wave32s) and run, so
-    /// that LDS writes of a wave spread over banks.
+    /// 32 rows of one k, 16 k per group of 64 work-items (a wave64, or two wave32s) and run (the
+    /// same rows in every run, `k + 16 j`), so that the LDS writes of 32 lanes fall on distinct
+    /// banks ([`swizzled`]).
     #[inline(always)]
     fn run_position(&self, j: usize) -> (u32, u32) {
         let t = thread();
@@ -155,8 +160,18 @@ impl<const K_CONTIGUOUS: bool> HalfOperand<K_CONTIGUOUS> {
     }
 }
 
+/// Rows between a work-item's consecutive K-contiguous runs (or chunks) of 64-byte rows: a
+/// multiple of 32, so that its runs are laid out alike ([`swizzled`]).
+const RUN_ROWS: u32 = THREADS / 4;
+
+const _: () = assert!(
+    HALF_RUNS == 2,
+    "the rows-contiguous store pairs its runs' chunks"
+);
+const _: () = assert!(RUN_ROWS.is_multiple_of(32));
+
 impl<const K_CONTIGUOUS: bool> Stage for HalfOperand<K_CONTIGUOUS> {
-    const LDS_BYTES: u32 = BLOCK * HALF_PITCH;
+    const LDS_BYTES: u32 = BLOCK * SWIZZLED_ROW_BYTES;
     type Held = [[u32; 4]; HALF_RUNS];
 
     #[inline(always)]
@@ -193,20 +208,30 @@ impl<const K_CONTIGUOUS: bool> Stage for HalfOperand<K_CONTIGUOUS> {
 
     #[inline(always)]
     unsafe fn store(&self, held: Self::Held, lds: *mut u8) {
+        if K_CONTIGUOUS {
+            // Run j is 64 j rows below run 0: laid out alike, a constant offset away.
+            let (r, k) = self.run_position(0);
+            let first = swizzled(r, k * 2);
+            for (j, words) in held.iter().enumerate() {
+                let at = first + j as u32 * RUN_ROWS * SWIZZLED_ROW_BYTES;
+                // SAFETY: row r + 64 j < 128, elements k..k + 8 < 32 (one 16-byte chunk):
+                // inside the buffer, 16-byte aligned.
+                unsafe { store16(lds.add(at as usize), *words) };
+            }
+            return;
+        }
+        // Element (r + i, k + 16 j) of run j, with r a multiple of 8 and 2 k < 32, is at
+        // swizzled(r + i, 2 k + 32 j) = r_line(i) + (2 k ^ (((i >> 1) ^ (r >> 3) ^ 2 j) & 3) << 4):
+        // four XOR patterns, one per pair of rows, shared by both runs.
+        let (r, k) = self.run_position(0);
+        let line = |p: u32| r * SWIZZLED_ROW_BYTES + ((2 * k) ^ (((p ^ (r >> 3)) & 3) << 4));
+        let lines = [line(0), line(1), line(2), line(3)];
         for (j, words) in held.iter().enumerate() {
-            let (r, k) = self.run_position(j);
-            if K_CONTIGUOUS {
-                // SAFETY: row r < 128, elements k..k + 8 < 32: inside the buffer, aligned as
-                // store_half_run needs.
-                unsafe { store_half_run(lds.add((r * HALF_PITCH + k * 2) as usize), *words) };
-            } else {
-                for i in 0..8u32 {
-                    let bits = (words[i as usize / 2] >> (16 * (i % 2))) as u16;
-                    // SAFETY: row r + i < 128, element k < 32: inside the buffer.
-                    unsafe {
-                        *(lds.add(((r + i) * HALF_PITCH + k * 2) as usize) as *mut u16) = bits
-                    };
-                }
+            for i in 0..8u32 {
+                let bits = (words[i as usize / 2] >> (16 * (i % 2))) as u16;
+                let at = lines[((i >> 1) ^ (2 * j as u32)) as usize] + i * SWIZZLED_ROW_BYTES;
+                // SAFETY: row r + i < 128, element k + 16 j < 32: inside the buffer.
+                unsafe { *(lds.add(at as usize) as *mut u16) = bits };
             }
         }
     }
@@ -214,11 +239,11 @@ impl<const K_CONTIGUOUS: bool> Stage for HalfOperand<K_CONTIGUOUS> {
 
 /// A byte-coded operand (FP8 codes, or packed FP6/FP4 codes) of `rows` rows of `row_bytes`
 /// bytes each, K-contiguous; K tiles of `32 * CHUNKS` bytes per row, each work-item moving
-/// `CHUNKS` 16-byte chunks of a tile. LDS rows are padded by `PAD` bytes: 16 keeps them 16-byte
-/// aligned (16-byte fragment reads), 8 spreads 8-byte fragment reads over the banks (as
-/// [`HALF_PITCH`] does) and stores chunks as two 8-byte halves.
+/// `CHUNKS` 16-byte chunks of a tile. LDS rows ([`CodeOperand::offset`]): 64 bytes swizzled
+/// ([`swizzled`]), 96 bytes (MXFP6) with their four 24-byte scale blocks permuted
+/// ([`fp6_block_swizzle`]), 128 bytes (MXFP8) padded by 16.
 #[cfg(any(iron_gfx = "gfx942", iron_gfx = "gfx950", iron_gfx = "gfx1201"))]
-pub struct CodeOperand<const CHUNKS: usize, const PAD: u32> {
+pub struct CodeOperand<const CHUNKS: usize> {
     /// The first byte of row 0.
     pub base: *const u8,
     /// Rows.
@@ -229,12 +254,76 @@ pub struct CodeOperand<const CHUNKS: usize, const PAD: u32> {
     pub row0: u32,
 }
 
+/// Bytes of an MXFP6 K tile's row (128 codes).
+const FP6_ROW_BYTES: u32 = 96;
+/// Bytes of an FP6 scale block (32 codes): what one lane of the scaled MFMA reads.
+const FP6_BLOCK_BYTES: u32 = 24;
+
+/// Where the 24-byte blocks of row `row` of an MXFP6 tile go: block `b` at block `b ^
+/// fp6_block_swizzle(row)` of the row (rows 96 bytes apart, unpadded). A block is read as 16 + 8
+/// bytes (8 then 16 lanes at a time) and written as 16-byte thirds of a block pair (8 lanes:
+/// 4 rows); then:
+/// - 8 rows from a multiple of 8 at one block (16-byte reads): rows `r` and `r + 4`, whose
+///   offsets modulo the 128-byte bank line are equal, get blocks 2 apart (48 bytes), and all 8
+///   runs fall on distinct quarter lines shifted by a common 8 bytes;
+/// - 16 rows from a multiple of 16 (8-byte reads): the 4 row offsets modulo 128 (0, 96, 64, 32)
+///   meet 4 distinct block positions (0, 24, 48, 72 bytes), 16 distinct 8-byte slots;
+/// - the stores of 4 consecutive rows' block pairs (48-byte aligned, the pair's blocks swapped
+///   when the swizzle is odd) fill a bank line;
+/// - rows 16, 32 and 48 apart (a wave's row tiles) differ by `(row >> 4) & 3`: their reads are
+///   not a constant distance apart, so they are not fused into two-address reads, which would
+///   put rows a multiple of 128 bytes apart in one 8-lane group.
+#[cfg(iron_gfx = "gfx950")]
+#[inline(always)]
+pub const fn fp6_block_swizzle(row: u32) -> u32 {
+    ((((row >> 2) & 1) << 1) | ((row >> 3) & 1)) ^ ((row >> 4) & 3)
+}
+
 #[cfg(any(iron_gfx = "gfx942", iron_gfx = "gfx950", iron_gfx = "gfx1201"))]
-impl<const CHUNKS: usize, const PAD: u32> CodeOperand<CHUNKS, PAD> {
+impl<const CHUNKS: usize> CodeOperand<CHUNKS> {
     /// Bytes of one row's K tile.
     pub const TILE_BYTES: u32 = 32 * CHUNKS as u32;
-    /// Bytes per LDS row.
-    pub const PITCH: u32 = Self::TILE_BYTES + PAD;
+    /// Bytes per LDS row: the tile's bytes, plus 16 of padding for 128-byte rows (16-byte
+    /// aligned, 144 bytes apart: 8 consecutive rows' 16-byte runs on distinct banks).
+    pub const PITCH: u32 = if Self::TILE_BYTES <= FP6_ROW_BYTES {
+        Self::TILE_BYTES
+    } else {
+        Self::TILE_BYTES + 16
+    };
+    /// Bytes within which runs keep their order in LDS: a fragment run must lie in one.
+    #[cfg(iron_gfx = "gfx950")]
+    pub const UNIT: u32 = match Self::TILE_BYTES {
+        SWIZZLED_ROW_BYTES => 16,
+        FP6_ROW_BYTES => FP6_BLOCK_BYTES,
+        _ => Self::TILE_BYTES,
+    };
+
+    /// The LDS offset of byte `byte` of row `row` of a staged tile (runs that stay in a
+    /// [`CodeOperand::UNIT`] stay in order). Rows are laid out alike from every multiple of 64.
+    #[inline(always)]
+    pub const fn offset(row: u32, byte: u32) -> u32 {
+        match Self::TILE_BYTES {
+            SWIZZLED_ROW_BYTES => swizzled(row, byte),
+            #[cfg(iron_gfx = "gfx950")]
+            FP6_ROW_BYTES => {
+                let block = (byte / FP6_BLOCK_BYTES) ^ fp6_block_swizzle(row);
+                row * FP6_ROW_BYTES + block * FP6_BLOCK_BYTES + byte % FP6_BLOCK_BYTES
+            }
+            _ => row * Self::PITCH + byte,
+        }
+    }
+
+    /// [`CodeOperand::offset`] of byte `byte` of row `16 t + row` (`row < 16`). Swizzled
+    /// rows: row tiles two apart (32 rows) are laid out alike, a constant offset apart.
+    #[cfg(iron_gfx = "gfx950")]
+    #[inline(always)]
+    pub const fn row_tile_offset(t: u32, row: u32, byte: u32) -> u32 {
+        if Self::TILE_BYTES == SWIZZLED_ROW_BYTES {
+            t / 2 * 32 * Self::PITCH + swizzled(t % 2 * 16 + row, byte)
+        } else {
+            Self::offset(16 * t + row, byte)
+        }
+    }
 
     /// The 16 bytes at byte `offset` of row `row`, 0 outside the matrix.
     ///
@@ -277,9 +366,15 @@ impl<const CHUNKS: usize, const PAD: u32> CodeOperand<CHUNKS, PAD> {
         }
     }
 
-    /// Chunk `j` of this work-item: `(row in tile, byte in the row's tile)`.
+    /// Chunk `j` of this work-item: `(row in tile, byte in the row's tile)`. MXFP6: two
+    /// work-items a row, each a pair of blocks (48 bytes); else consecutive work-items take
+    /// consecutive chunks.
     #[inline(always)]
     fn chunk_position(j: usize) -> (u32, u32) {
+        if Self::TILE_BYTES == FP6_ROW_BYTES {
+            let t = thread();
+            return (t / 2, 2 * FP6_BLOCK_BYTES * (t % 2) + 16 * j as u32);
+        }
         let c = j as u32 * THREADS + thread();
         let per_row = Self::TILE_BYTES / 16;
         (c / per_row, (c % per_row) * 16)
@@ -287,7 +382,7 @@ impl<const CHUNKS: usize, const PAD: u32> CodeOperand<CHUNKS, PAD> {
 }
 
 #[cfg(any(iron_gfx = "gfx942", iron_gfx = "gfx950", iron_gfx = "gfx1201"))]
-impl<const CHUNKS: usize, const PAD: u32> Stage for CodeOperand<CHUNKS, PAD> {
+impl<const CHUNKS: usize> Stage for CodeOperand<CHUNKS> {
     const LDS_BYTES: u32 = BLOCK * Self::PITCH;
     type Held = [[u32; 4]; CHUNKS];
 
@@ -316,20 +411,47 @@ impl<const CHUNKS: usize, const PAD: u32> Stage for CodeOperand<CHUNKS, PAD> {
 
     #[inline(always)]
     unsafe fn store(&self, held: Self::Held, lds: *mut u8) {
-        const { assert!(PAD == 8 || PAD == 16) };
-        for (j, words) in held.iter().enumerate() {
-            let (r, byte) = Self::chunk_position(j);
-            // SAFETY: row r < 128, bytes byte..byte + 16 of its tile: inside the buffer,
-            // 16-byte aligned (PAD 16) or 8-byte aligned and stored in halves (PAD 8).
-            unsafe {
-                let at = lds.add((r * Self::PITCH + byte) as usize);
-                if PAD == 16 {
-                    *(at as *mut Words16) = Words16(*words);
-                } else {
-                    *(at as *mut Words8) = Words8([words[0], words[1]]);
-                    *(at.add(8) as *mut Words8) = Words8([words[2], words[3]]);
-                }
+        #[cfg(iron_gfx = "gfx950")]
+        if Self::TILE_BYTES == FP6_ROW_BYTES {
+            // The work-item's block pair goes to pair position `h ^ (swizzle >> 1)` of its row,
+            // its two blocks swapped when the swizzle is odd.
+            let (r, byte) = Self::chunk_position(0);
+            let swizzle = fp6_block_swizzle(r);
+            let words = held.as_flattened();
+            let half = words.len() / 2;
+            let pair = (byte / (2 * FP6_BLOCK_BYTES)) ^ (swizzle >> 1);
+            let at = r * FP6_ROW_BYTES + pair * 2 * FP6_BLOCK_BYTES;
+            for j in 0..CHUNKS {
+                let chunk: [u32; 4] = core::array::from_fn(|w| {
+                    let w = 4 * j + w;
+                    if swizzle & 1 == 1 {
+                        words[(w + half) % words.len()]
+                    } else {
+                        words[w]
+                    }
+                });
+                // SAFETY: row r < 128, a 48-byte aligned block pair of it: inside the buffer,
+                // 16-byte aligned.
+                unsafe { store16(lds.add((at + 16 * j as u32) as usize), chunk) };
             }
+            return;
+        }
+        // Chunk j is THREADS / per_row rows below chunk 0 (64 for 64-byte rows, 32 for 128):
+        // laid out alike, a constant offset away.
+        let rows_apart = THREADS / (Self::TILE_BYTES / 16);
+        const {
+            assert!(
+                Self::TILE_BYTES == FP6_ROW_BYTES
+                    || (THREADS / (Self::TILE_BYTES / 16)).is_multiple_of(32)
+            )
+        };
+        let (r, byte) = Self::chunk_position(0);
+        let first = Self::offset(r, byte);
+        for (j, words) in held.iter().enumerate() {
+            let at = first + j as u32 * rows_apart * Self::PITCH;
+            // SAFETY: row r + rows_apart * j < 128, bytes byte..byte + 16 of its tile (one
+            // 16-byte chunk of a swizzled or padded row): inside the buffer, 16-byte aligned.
+            unsafe { store16(lds.add(at as usize), *words) };
         }
     }
 }
@@ -400,7 +522,7 @@ impl Stage for ScaleOperand {
 #[cfg(iron_gfx = "gfx950")]
 pub struct MxOperand<const CHUNKS: usize> {
     /// The codes.
-    pub codes: CodeOperand<CHUNKS, 16>,
+    pub codes: CodeOperand<CHUNKS>,
     /// The scale codes.
     pub scales: ScaleOperand,
 }
@@ -408,7 +530,7 @@ pub struct MxOperand<const CHUNKS: usize> {
 #[cfg(iron_gfx = "gfx950")]
 impl<const CHUNKS: usize> MxOperand<CHUNKS> {
     /// Where the scale codes start in the operand's LDS buffer.
-    pub const SCALES_AT: u32 = CodeOperand::<CHUNKS, 16>::LDS_BYTES;
+    pub const SCALES_AT: u32 = CodeOperand::<CHUNKS>::LDS_BYTES;
 }
 
 #[cfg(iron_gfx = "gfx950")]

@@ -19,10 +19,11 @@
 
 use crate::dtype::Float;
 use crate::gemm::{BLOCK, FLAG_BIAS, THREADS};
+use crate::gemm_stage::{SWIZZLED_ROW_BYTES, swizzled};
 use iron_intrinsics::id::{lane_id, wave_id, workgroup_id_x, workgroup_id_y, workitem_id_x};
 use iron_intrinsics::lds;
 use iron_intrinsics::math::mul_add;
-use iron_intrinsics::matrix::{Accumulate, MatrixCore, d_col};
+use iron_intrinsics::matrix::{Accumulate, Fragment, MatrixCore, d_col};
 use iron_intrinsics::sync::workgroup_barrier;
 use iron_intrinsics::target::WAVE;
 
@@ -346,13 +347,78 @@ pub unsafe fn gemm<A: Stage, B: Stage, S: Step, O: Float>(
     unsafe { out.write::<S::Core>(&acc, row0, col0, wave_row, wave_col) };
 }
 
-/// The instructions of a plain (unscaled) 16 x 16 matrix instruction `I` over a K tile of
-/// `TILE_K` elements staged with rows of `PITCH` bytes.
-pub struct PlainStep<I, const PITCH: u32, const TILE_K: u32>(core::marker::PhantomData<I>);
+/// Up to 32 bytes of one lane's chunks of a staged row, from which its fragments are taken.
+/// Each chunk is one 128-bit value, read as one access (word arrays would be read word by word
+/// and left to the compiler to merge, which it does not always do).
+#[derive(Clone, Copy)]
+#[repr(C, align(16))]
+struct Span([u128; 2]);
 
-impl<I: iron_intrinsics::matrix::Mma, const PITCH: u32, const TILE_K: u32> Step
-    for PlainStep<I, PITCH, TILE_K>
-{
+/// A 16-byte chunk of a staged row as one 16-byte aligned value (one `ds_read_b128`, whose
+/// offset field reaches every row tile of a wave).
+#[derive(Clone, Copy)]
+#[repr(C, align(16))]
+struct Chunk(u128);
+
+/// The instructions of a plain (unscaled) 16 x 16 matrix instruction `I` over a K tile of
+/// `TILE_K` elements staged in swizzled 64-byte rows ([`swizzled`]).
+///
+/// A lane reads whole 16-byte chunks of its fragments' rows (one conflict-free access each) and
+/// feeds their bytes to the tile's K steps: with `F` the bytes of a lane's fragment and `G` the
+/// lane groups of a K step (lanes whose fragments start at the same K), lane group `g` takes
+/// chunks `g, g + G, ..` of each row, in order, `F` bytes per K step. A and B are read alike, so
+/// every K step multiplies matching elements, and the steps together take every K of the tile
+/// once: the tile's product, its terms summed in another order than K's when `F < 16`.
+pub struct PlainStep<I, const TILE_K: u32>(core::marker::PhantomData<I>);
+
+impl<I: iron_intrinsics::matrix::Mma, const TILE_K: u32> PlainStep<I, TILE_K> {
+    /// Bytes of a lane's fragment (A's and B's alike).
+    const FRAGMENT: u32 = <I::A as Fragment>::BYTES;
+    /// Bytes of a row's K step.
+    const STEP_BYTES: u32 = I::K * I::A_BITS / 8;
+    /// Lane groups of a K step.
+    const GROUPS: u32 = Self::STEP_BYTES / Self::FRAGMENT;
+    /// Bytes of a lane's span: the chunks read at once, which feed whole K steps.
+    const SPAN: u32 = if Self::FRAGMENT > 16 {
+        Self::FRAGMENT
+    } else {
+        16
+    };
+
+    /// This lane's span `span` of row tile `t` (rows `16 t..16 t + 16`) of a tile at `tile`
+    /// whose rows are laid out alike from every multiple of 32; `group` is the lane's group.
+    ///
+    /// # Safety
+    /// `tile` must hold the staged rows.
+    #[inline(always)]
+    unsafe fn span(tile: *const u8, t: u32, group: u32, span: u32) -> Span {
+        // Row tiles two apart are 32 rows apart: laid out alike, a constant offset away.
+        let pair = t / 2 * 2 * MMA_TILE * SWIZZLED_ROW_BYTES;
+        let row = t % 2 * MMA_TILE + lane_id() % MMA_TILE;
+        let chunk = |j: u32| {
+            let c = group + Self::GROUPS * (span * Self::SPAN / 16 + j);
+            let at = pair + swizzled(row, 16 * c);
+            // SAFETY: a 16-byte chunk of a staged row, 16-byte aligned.
+            unsafe { (*(tile.add(at as usize) as *const Chunk)).0 }
+        };
+        if Self::SPAN == 32 {
+            Span([chunk(0), chunk(1)])
+        } else {
+            Span([chunk(0), 0])
+        }
+    }
+
+    /// The fragment of K step `step` (counted within its span) in `span`.
+    #[inline(always)]
+    fn fragment<T: Fragment>(span: &Span, step: u32) -> T {
+        let bytes = core::ptr::from_ref(span).cast::<u8>();
+        // SAFETY: the fragment's bytes lie in the span, aligned as Fragment::read needs (the
+        // span is 16-byte aligned and fragments are at multiples of their size).
+        unsafe { T::read(bytes.add((step * Self::FRAGMENT) as usize), 1, 0) }
+    }
+}
+
+impl<I: iron_intrinsics::matrix::Mma, const TILE_K: u32> Step for PlainStep<I, TILE_K> {
     type Core = I;
 
     #[inline(always)]
@@ -363,31 +429,43 @@ impl<I: iron_intrinsics::matrix::Mma, const PITCH: u32, const TILE_K: u32> Step
         wave_row: u32,
         wave_col: u32,
     ) {
-        use iron_intrinsics::matrix::{Fragment, load_a, load_b, schedule_fence};
-        // Whether one K step's fragments take more than 32 registers (gfx11's WMMA fragments hold
-        // whole rows): then each step's fragments are loaded within the step, so that the
-        // compiler does not load every step's fragments at once or ahead of other work.
-        let fenced =
-            const { I::A::BYTES as usize * REPEATS_M + I::B::BYTES as usize * REPEATS_N > 128 };
-        const { assert!(TILE_K.is_multiple_of(I::K) && I::M == MMA_TILE && I::N == MMA_TILE) };
-        for ks in 0..TILE_K / I::K {
+        use iron_intrinsics::matrix::schedule_fence;
+        // Whether one span's fragments take more than 32 registers (gfx11's WMMA fragments hold
+        // whole rows): then each span's fragments are loaded within it, so that the compiler
+        // does not load every span's fragments at once or ahead of other work.
+        let fenced = const { Self::SPAN as usize * (REPEATS_M + REPEATS_N) > 128 };
+        const {
+            assert!(TILE_K * I::A_BITS / 8 == SWIZZLED_ROW_BYTES && I::A_BITS == I::B_BITS);
+            assert!(<I::A as Fragment>::BYTES == <I::B as Fragment>::BYTES);
+            assert!(I::A_RUNS == 1 && I::B_RUNS == 1);
+            assert!(I::M == MMA_TILE && I::N == MMA_TILE);
+            assert!(Self::STEP_BYTES.is_multiple_of(Self::FRAGMENT));
+            assert!(SWIZZLED_ROW_BYTES.is_multiple_of(Self::GROUPS * Self::SPAN));
+            assert!(WAVE_ROWS.is_multiple_of(32) && WAVE_COLS.is_multiple_of(32));
+        };
+        let lane = lane_id();
+        let group_a = I::a_k(lane, 0) * I::A_BITS / 8 / Self::FRAGMENT;
+        let group_b = I::b_k(lane, 0) * I::B_BITS / 8 / Self::FRAGMENT;
+        // SAFETY: the wave's rows lie in the staged tiles.
+        let (a, b) = unsafe {
+            (
+                a.add((wave_row * SWIZZLED_ROW_BYTES) as usize),
+                b.add((wave_col * SWIZZLED_ROW_BYTES) as usize),
+            )
+        };
+        for span in 0..SWIZZLED_ROW_BYTES / (Self::GROUPS * Self::SPAN) {
             if fenced {
                 schedule_fence();
             }
-            let a_offset = ks * I::K * I::A_BITS / 8;
-            let b_offset = ks * I::K * I::B_BITS / 8;
-            // SAFETY: every fragment lies in the staged tile (rows of PITCH bytes, 16-byte
-            // aligned), as the stages wrote it.
-            let fa = per_row!(|t| unsafe {
-                let row = wave_row + t * MMA_TILE;
-                load_a::<I>(a.add((row * PITCH + a_offset) as usize), PITCH)
-            });
+            // SAFETY: every chunk lies in the staged tile, as the stages wrote it.
+            let sa = per_row!(|t| unsafe { Self::span(a, t, group_a, span) });
             // SAFETY: as above.
-            let fb = per_col!(|t| unsafe {
-                let col = wave_col + t * MMA_TILE;
-                load_b::<I>(b.add((col * PITCH + b_offset) as usize), PITCH)
-            });
-            each_tile!(|tm, tn| acc[tm][tn] = I::mma(fa[tm], fb[tn], acc[tm][tn]));
+            let sb = per_col!(|t| unsafe { Self::span(b, t, group_b, span) });
+            for step in 0..Self::SPAN / Self::FRAGMENT {
+                let fa = per_row!(|t| Self::fragment::<I::A>(&sa[t as usize], step));
+                let fb = per_col!(|t| Self::fragment::<I::B>(&sb[t as usize], step));
+                each_tile!(|tm, tn| acc[tm][tn] = I::mma(fa[tm], fb[tn], acc[tm][tn]));
+            }
         }
     }
 }
