@@ -2,6 +2,8 @@
 //! library's host API on the emulator, each with what its algorithm needs at least (bytes that
 //! must cross the memory bus, FLOPs) so the measured counters can be judged against it.
 
+mod attention;
+mod conv;
 mod flat;
 mod matrix;
 mod rows;
@@ -46,13 +48,39 @@ pub enum Family {
     Qgemv,
     /// `gemm`, `gemm_fp8`, `gemm_mx`, `gemm_mx_decoded`.
     Gemm,
+    /// `attention` on the scalar and matrix-core kernels (prefill): 4 FLOPs per visible (query,
+    /// key) pair and head element, with Q, K, V and O moved once: causal f16 at 4 query heads
+    /// per KV head does about `0.4 x seq` FLOPs per byte, past every listed device's
+    /// 16-bit matrix ridge (110 to 320) from about 800 rows, so bound by arithmetic at scale
+    /// (at the report's 256 rows it is about 100). Like GEMM, its query blocks re-read K and V
+    /// by design (flash attention's tiling, an L2 hit), so its traffic is not judged.
+    Attention,
+    /// `attention` on the decode kernels (one query row) and their combine kernel: each K and V
+    /// element feeds one multiply-add per query head of its group, 4 FLOPs per byte at 4 query
+    /// heads per KV head in f16, below every listed device's FP32 vector ridge (14 to 75):
+    /// bound by memory.
+    AttentionDecode,
+    /// `conv1d_causal`, `conv1d_causal_step`: depthwise, 2 FLOPs per tap and output against
+    /// 2 x 2 to 4 bytes per output (2 FLOPs per byte at width 4 in f16): bound by memory.
+    Conv1d,
+    /// `conv2d` on the direct kernels, measured at the depthwise 3x3 the library routes there
+    /// for 16-bit types: 18 FLOPs per output against 2 x 2 to 4 bytes (4.5 FLOPs per byte in
+    /// f16), bound by memory. A dense convolution on them (f32's only path) reaches hundreds
+    /// of FLOPs per byte and is bound by arithmetic instead.
+    Conv2dDirect,
+    /// `conv2d` on the implicit-GEMM kernels: a GEMM with `K = C / groups x R x S` (576 at 64
+    /// channels and 3x3), bound by arithmetic like GEMM, its tiles re-reading the input and
+    /// the weights by design.
+    ConvGemm,
 }
 
 impl Family {
-    /// Whether the family is bound by memory traffic at any size (GEMM becomes bound by its
-    /// arithmetic as it grows; every other family moves each byte once per few FLOPs).
+    /// Whether the family's traffic is judged against its minimum: families bound by memory.
+    /// GEMM, implicit-GEMM convolution and prefill attention are bound by their arithmetic at
+    /// scale, and their tiles re-read inputs that caches serve; every other family moves each
+    /// byte once per few FLOPs.
     pub fn memory_bound(self) -> bool {
-        self != Family::Gemm
+        !matches!(self, Family::Gemm | Family::ConvGemm | Family::Attention)
     }
 
     /// Whether the family streams flat arrays, so every access should be 16 bytes wide.
@@ -79,8 +107,8 @@ pub struct Demand {
     /// Floating-point operations (nominal: 1 per add or multiply, 2 per FMA and per
     /// multiply-accumulate of a matrix product).
     pub flops: u64,
-    /// Elements processed, the unit of instructions per element: outputs, or inputs for
-    /// reductions.
+    /// Elements processed, the unit of instructions per element: outputs, inputs for
+    /// reductions, visible (query, key) pairs for attention.
     pub elements: u64,
     /// The arithmetic the FLOPs run on.
     pub math: Math,
@@ -159,33 +187,70 @@ impl<'a> Runner<'a> {
     /// Runs `op` and records the kernel it launched with its counters; an operation that fails
     /// (e.g. a family the gfx has no kernels for) is recorded as a failure with its message.
     pub fn measure(&mut self, family: Family, op: impl FnOnce(&mut Self) -> Result<Demand>) {
+        self.measure_stages(family, |r| op(r).map(|demand| (demand, Vec::new())));
+    }
+
+    /// Runs `op`, an operation that may launch several kernels one after the other. Its demand
+    /// is judged on the first kernel launched, with the counters of all its dispatches (what
+    /// the operation costs); each later kernel, in launch order, gets a run of its own with the
+    /// family and demand `op` gives for it, measured on that kernel's dispatches alone.
+    pub fn measure_stages(
+        &mut self,
+        family: Family,
+        op: impl FnOnce(&mut Self) -> Result<(Demand, Vec<(Family, Demand)>)>,
+    ) {
         self.emulator.take_counters();
         let started = std::time::Instant::now();
-        let result = op(self).and_then(|demand| {
+        let result = op(self).and_then(|demands| {
             self.stream.synchronize()?;
-            Ok(demand)
+            Ok(demands)
         });
         let dispatches = self.emulator.take_counters();
-        match result {
-            Ok(demand) => {
-                let Some((kernel, _)) = dispatches.first() else {
-                    self.fail(family, format!("{}: launched nothing", demand.label));
-                    return;
-                };
-                let mut counters = Counters::default();
-                for (_, c) in &dispatches {
-                    counters += c;
-                }
-                self.runs.push(Run {
-                    kernel: kernel.clone(),
-                    family,
-                    demand,
-                    counters,
-                    dispatches: dispatches.len(),
-                    host_seconds: started.elapsed().as_secs_f64(),
-                });
+        let host_seconds = started.elapsed().as_secs_f64();
+        let (demand, stages) = match result {
+            Ok(demands) => demands,
+            Err(e) => return self.fail(family, format!("{e:#}")),
+        };
+        let mut kernels: Vec<&str> = Vec::new();
+        for (kernel, _) in &dispatches {
+            if !kernels.contains(&kernel.as_str()) {
+                kernels.push(kernel);
             }
-            Err(e) => self.fail(family, format!("{e:#}")),
+        }
+        let Some(first) = kernels.first() else {
+            return self.fail(family, format!("{}: launched nothing", demand.label));
+        };
+        if kernels.len() != stages.len() + 1 {
+            let message = format!(
+                "{}: launched {} but {} stage(s) were expected",
+                demand.label,
+                kernels.join(", "),
+                stages.len() + 1
+            );
+            return self.fail(family, message);
+        }
+        let run = |kernel: &str, family, demand, only: Option<&str>| {
+            let mut counters = Counters::default();
+            let mut count = 0;
+            for (_, c) in dispatches
+                .iter()
+                .filter(|(k, _)| only.is_none_or(|o| k == o))
+            {
+                counters += c;
+                count += 1;
+            }
+            Run {
+                kernel: kernel.to_string(),
+                family,
+                demand,
+                counters,
+                dispatches: count,
+                host_seconds,
+            }
+        };
+        self.runs.push(run(first, family, demand, None));
+        for (kernel, (family, demand)) in kernels[1..].iter().zip(stages) {
+            self.runs.push(run(kernel, family, demand, Some(kernel)));
         }
     }
 
@@ -232,6 +297,15 @@ impl<'a> Runner<'a> {
     /// [`Runner::bytes`] on the device.
     pub fn device_bytes(&mut self, n: usize) -> Result<DeviceBuffer<u8>> {
         let values = self.bytes(n);
+        self.upload(&values)
+    }
+
+    /// `n` values on the device repeating a block of 4096 seeded random ones: much quicker to
+    /// make than [`Runner::device_floats`] for the large K and V of attention, and as good for
+    /// the counters, which no kernel's traffic ties to the values.
+    pub fn device_floats_tiled<T: Sample>(&mut self, n: usize) -> Result<DeviceBuffer<T>> {
+        let block = self.floats::<T>(n.min(4096));
+        let values: Vec<T> = block.iter().copied().cycle().take(n).collect();
         self.upload(&values)
     }
 
@@ -314,5 +388,7 @@ pub fn run_all(emulator: &Emulator, library: &Library, size: Size) -> (Vec<Run>,
     flat::run(&mut runner);
     rows::run(&mut runner);
     matrix::run(&mut runner);
+    attention::run(&mut runner);
+    conv::run(&mut runner);
     runner.finish()
 }
