@@ -6,12 +6,13 @@ use crate::target::WAVE;
 use core::arch::amdgpu;
 
 /// The HSA kernel dispatch packet (`hsa_kernel_dispatch_packet_t`), as far as kernels read it.
+/// The 16-bit workgroup sizes are read as the 32-bit words holding them: gfx12 has 16-bit loads
+/// and llc then reads them with a per-lane vector load, where a 32-bit word is one scalar load.
 #[repr(C)]
 struct DispatchPacket {
-    header: u16,
-    setup: u16,
-    workgroup_size: [u16; 3],
-    reserved0: u16,
+    header_setup: u32,
+    workgroup_size_xy: u32,
+    workgroup_size_z: u32,
     grid_size: [u32; 3],
 }
 
@@ -60,19 +61,19 @@ pub fn workgroup_id_z() -> u32 {
 /// Work-items per workgroup in x, as launched.
 #[inline(always)]
 pub fn workgroup_size_x() -> u32 {
-    u32::from(dispatch_packet().workgroup_size[0])
+    dispatch_packet().workgroup_size_xy & 0xffff
 }
 
 /// Work-items per workgroup in y, as launched.
 #[inline(always)]
 pub fn workgroup_size_y() -> u32 {
-    u32::from(dispatch_packet().workgroup_size[1])
+    dispatch_packet().workgroup_size_xy >> 16
 }
 
 /// Work-items per workgroup in z, as launched.
 #[inline(always)]
 pub fn workgroup_size_z() -> u32 {
-    u32::from(dispatch_packet().workgroup_size[2])
+    dispatch_packet().workgroup_size_z & 0xffff
 }
 
 /// Work-items in the whole grid in x (workgroups times workgroup size).
