@@ -202,9 +202,10 @@ pub fn any(predicate: bool) -> bool {
     ballot(predicate) != 0
 }
 
-/// The value `x` holds in lane `lane` (a wave-uniform lane index below [`WAVE`]). Wave-wide.
+/// The value `x` holds in lane `lane` (`v_readlane`: a wave-uniform lane index below [`WAVE`]),
+/// wave-uniform. The lane read must hold the value: active, or set while it was.
 #[inline(always)]
-fn read_lane<T: WaveValue>(x: T, lane: u32) -> T {
+pub fn read_lane<T: WaveValue>(x: T, lane: u32) -> T {
     // SAFETY: the lane index is uniform and in range by construction at every call site.
     T::from_bits(unsafe { amdgpu::readlane_u32(x.to_bits(), lane) })
 }

@@ -37,7 +37,8 @@
 //!   [`decode_partial_len`] elements in all.
 //! - `attention_combine_<t>(partial, o, rows, splits, head_dim)`: combines the splits of each
 //!   query row (`O = sum_s 2^(m_s - M) o_s / sum_s 2^(m_s - M) l_s`, `M = max m_s`). Grid
-//!   `(rows, 1, 1)`, any workgroup size up to 256, no LDS.
+//!   `(rows, 1, 1)`, workgroups of whole waves up to 256 work-items (one wave reads the splits'
+//!   statistics once), no LDS.
 //!
 //! Every kernel takes any `seq_q`, `seq_kv` (tails masked, loads past the end replaced by
 //! zeros) and `batch`; element offsets within a head must stay below 2^32 (`seq * head_dim`),
@@ -227,7 +228,10 @@ unsafe fn decode<T: Float>(
     }
 }
 
-/// Combines the splits of this workgroup's query row.
+/// Combines the splits of this workgroup's query row. Each split's statistics are read by one
+/// lane of each wave (lane `s % WAVE` reads split `s`'s, once when there are at most [`WAVE`]
+/// splits) and reach the other lanes through the wave (its weight by `v_readlane`), so the
+/// partial outputs are the only per-lane reads; one wave per row reads them once.
 ///
 /// # Safety
 /// The kernel's contract (module docs).
@@ -235,41 +239,63 @@ unsafe fn decode<T: Float>(
 #[inline(always)]
 unsafe fn combine<T: Float>(partial: *const f32, o: *mut T, rows: u32, splits: u32, head_dim: u32) {
     use iron_intrinsics::fmath::exp2;
+    use iron_intrinsics::id::lane_id;
+    use iron_intrinsics::wave::{any, read_lane, reduce_max, reduce_sum};
     let row = workgroup_id_x();
     if row >= rows {
         return;
     }
-    let stats = |s: u32| {
+    // Split `s0 + lane`'s (maximum, sum), or `idle` past the last split.
+    let lane_stats = |s0: u32, idle: (f32, f32)| {
+        let s = s0 + lane_id();
+        if s >= splits {
+            return idle;
+        }
         let at = rows as usize * splits as usize * head_dim as usize
             + 2 * (row as usize * splits as usize + s as usize);
         // SAFETY: inside the statistics part of the partial buffer.
         unsafe { (*partial.add(at), *partial.add(at + 1)) }
     };
+    let idle = (f32::NEG_INFINITY, 0.0);
+    let first = lane_stats(0, idle);
+    let stats_from = |s0: u32| if s0 == 0 { first } else { lane_stats(s0, idle) };
     let mut max = f32::NEG_INFINITY;
-    for s in 0..splits {
-        max = max.max(stats(s).0);
+    for s0 in (0..splits).step_by(WAVE as usize) {
+        max = max.max(reduce_max(stats_from(s0).0));
     }
     let base = if max == f32::NEG_INFINITY { 0.0 } else { max };
     let mut sum = 0.0;
-    for s in 0..splits {
-        let (m, l) = stats(s);
-        sum += l * exp2(m - base);
+    for s0 in (0..splits).step_by(WAVE as usize) {
+        let (m, l) = stats_from(s0);
+        sum += reduce_sum(l * exp2(m - base));
     }
     let inverse = if sum > 0.0 { 1.0 / sum } else { 0.0 };
+    // Every lane of the wave stays in the loop while any has a column (the weights come from
+    // other lanes); lanes past the last column only help.
     let mut c = workitem_id_x();
-    while c < head_dim {
+    while any(c < head_dim) {
         let mut value = 0.0;
-        for s in 0..splits {
-            let weight = exp2(stats(s).0 - base);
-            let at = (row as usize * splits as usize + s as usize) * head_dim as usize + c as usize;
-            // SAFETY: inside the outputs part of the partial buffer.
-            value = iron_intrinsics::math::mul_add(unsafe { *partial.add(at) }, weight, value);
+        for s0 in (0..splits).step_by(WAVE as usize) {
+            let weights = exp2(stats_from(s0).0 - base);
+            for j in 0..WAVE.min(splits - s0) {
+                let weight = read_lane(weights, j);
+                if c < head_dim {
+                    let at = (row as usize * splits as usize + (s0 + j) as usize)
+                        * head_dim as usize
+                        + c as usize;
+                    // SAFETY: inside the outputs part of the partial buffer.
+                    value =
+                        iron_intrinsics::math::mul_add(unsafe { *partial.add(at) }, weight, value);
+                }
+            }
         }
-        // SAFETY: O holds rows * head_dim elements.
-        unsafe {
-            *o.add(row as usize * head_dim as usize + c as usize) =
-                T::round_from_f32(value * inverse)
-        };
+        if c < head_dim {
+            // SAFETY: O holds rows * head_dim elements.
+            unsafe {
+                *o.add(row as usize * head_dim as usize + c as usize) =
+                    T::round_from_f32(value * inverse)
+            };
+        }
         c += workgroup_size_x();
     }
 }

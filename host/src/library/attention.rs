@@ -520,9 +520,9 @@ impl Library {
         };
         let rows_u32 = to_u32(OP, "batch * heads_q", rows, u32::MAX)?;
         let splits = splits as u32;
-        let combine_config = LaunchConfig::new([rows_u32, 1, 1], [c.head_dim, 1, 1]);
+        let combine_config = LaunchConfig::new([rows_u32, 1, 1], [self.attention_wave(), 1, 1]);
         // SAFETY: attention_combine_<t> reads the partial buffer written above and writes O's
-        // rows * head_dim elements (O holds them); one workgroup per row.
+        // rows * head_dim elements (O holds them); one workgroup of one wave per row.
         unsafe {
             stream.launch(
                 &combine,
