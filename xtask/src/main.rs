@@ -90,6 +90,10 @@ enum Cmd {
         /// Use the build in this directory instead of building first.
         #[arg(long, value_name = "DIR")]
         artifacts: Option<PathBuf>,
+        /// Fail when a kernel misses a target without a known exception, or an operation could
+        /// not run (the outputs are written first).
+        #[arg(long)]
+        strict: bool,
     },
     /// Run the criterion benchmarks: the kernel library on a HIP device, and the host side.
     Bench {
@@ -169,6 +173,7 @@ fn main() {
                 device,
                 smoke,
                 artifacts,
+                strict,
             } => report::run(
                 &root,
                 &report::Options {
@@ -176,6 +181,7 @@ fn main() {
                     device,
                     smoke,
                     artifacts: artifacts.map(|a| cwd.join(a)),
+                    strict,
                 },
             ),
             Cmd::Emu {

@@ -75,7 +75,9 @@ pub fn run_all(root: &Path) -> Result<()> {
     }
     library_bench_through_stand_in(&iron_dir, &stand_in)?;
     docs_build_cleanly()?;
-    eprintln!("the performance report on every target, small shapes (cargo xtask report --smoke)");
+    eprintln!(
+        "the performance report on every target, small shapes (cargo xtask report --smoke --strict)"
+    );
     crate::report::run(
         root,
         &crate::report::Options {
@@ -83,6 +85,7 @@ pub fn run_all(root: &Path) -> Result<()> {
             device: None,
             smoke: true,
             artifacts: Some(iron_dir.clone()),
+            strict: true,
         },
     )?;
     fuzz_smoke(root)

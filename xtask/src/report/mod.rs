@@ -43,6 +43,8 @@ pub struct Options {
     pub smoke: bool,
     /// `--artifacts`: use the build in this directory instead of building.
     pub artifacts: Option<PathBuf>,
+    /// `--strict`: fail on a miss without a known exception, or an operation that could not run.
+    pub strict: bool,
 }
 
 /// Everything the report found, as `report.json` holds it.
@@ -165,6 +167,14 @@ pub fn run(root: &Path, options: &Options) -> Result<()> {
         json_path.display(),
         out_dir.display()
     );
+    let failed: usize = report.failures.values().map(Vec::len).sum();
+    if options.strict && (open > 0 || failed > 0) {
+        bail!(
+            "{open} target(s) missed without a known exception (listed under \"Targets missed\" \
+             in {}) and {failed} operation(s) could not run (listed above)",
+            md_path.display()
+        );
+    }
     Ok(())
 }
 
