@@ -410,6 +410,35 @@ fn conv2d_implicit_gemm_matches_the_oracle() {
     });
 }
 
+/// The implicit GEMM stages its tiles through LDS without bank conflicts (the emulator's model:
+/// 128 bytes of lanes at a time, one dword per bank and cycle), in its stores and its fragment
+/// reads, in both layouts: interior shapes whose row, column and K tiles are all whole (128
+/// output pixels, 128 channels, K = 64 * 9).
+#[test]
+fn conv2d_implicit_gemm_stages_without_bank_conflicts() {
+    on_every_device("conv2d implicit GEMM LDS", |d| {
+        let mut rng = rng(44);
+        for (layout, kernel) in [
+            (ConvLayout::Nchw, "conv2d_gemm_nchw_f16"),
+            (ConvLayout::Nhwc, "conv2d_gemm_nhwc_f16"),
+        ] {
+            let shape = Conv2dShape::new(layout, 2, [8, 8], 64, 128, [3, 3]).with_padding(1);
+            d.clear_counters();
+            conv2d_case::<f16>(d, &mut rng, shape, Conv2dPath::ImplicitGemm);
+            let dispatches = d.emulator.take_counters();
+            let names: Vec<&str> = dispatches.iter().map(|(name, _)| name.as_str()).collect();
+            assert_eq!(names, [kernel], "{}: the dispatches", d.gfx);
+            let c = &dispatches[0].1;
+            assert!(c.lds_accesses > 0, "{} {kernel}: LDS used", d.gfx);
+            assert_eq!(
+                c.lds_bank_conflict_cycles, 0,
+                "{} {kernel}: LDS bank-conflict cycles over {} accesses",
+                d.gfx, c.lds_accesses
+            );
+        }
+    });
+}
+
 /// Implicit-GEMM edges where the gather reads nothing real: no input channels (`K = 0`: the
 /// output is the bias alone), and an input with no rows whose output is all padding.
 fn gemm_edge_shapes() -> [Conv2dShape; 3] {

@@ -13,10 +13,11 @@
 //! order (`(c, r, s)` for NCHW, `(r, s, c)` for NHWC). Nothing is materialized: each K tile of
 //! A is gathered from `x` into LDS.
 //!
-//! Arithmetic: products exact, summed in f32 by the matrix instructions (in K order within each
-//! 16- or 32-wide step, the hardware's order inside it), then the bias is added in f32 and the
-//! sum rounded once to the output type. On gfx90a the f16 and bf16 MFMAs flush subnormal inputs
-//! and results to zero.
+//! Arithmetic: products exact, summed in f32 by the matrix instructions, each over 16 or 32 of a
+//! K tile's elements (the hardware's order inside an instruction: consecutive ones where a
+//! lane's fragment is 16 or 32 bytes, else interleaved sets, as `gemm_tile::PlainStep` reads
+//! them), then the bias is added in f32 and the sum rounded once to the output type. On gfx90a
+//! the f16 and bf16 MFMAs flush subnormal inputs and results to zero.
 //!
 //! Launch: workgroups of exactly [`THREADS`] work-items, 1-D; a grid of
 //! `(ceil(M / 64), groups * ceil(N / 64))` workgroups (x over row tiles of 64 output pixels, y
@@ -24,11 +25,13 @@
 //!
 //! Tiling: each workgroup computes a 64 x 64 tile of the group's output as 16 x 16 instruction
 //! tiles: 4 waves of 64 lanes each take a row of 4 tiles, 8 waves of 32 lanes half a row. K is
-//! walked in tiles of 32, A's and B's tiles staged in LDS K-contiguous (rows of 64 + 16 bytes),
-//! each work-item gathering 8 consecutive K elements of one row of A and one column of B: one
-//! 16-byte load each when the weights' `K` (for B) or the NHWC channel counts (for A) are
-//! multiples of 8, else element by element. The next tile's loads are issued before the current
-//! tile is multiplied. Buffers 16-byte aligned (device allocations are).
+//! walked in tiles of 32, A's and B's tiles staged in LDS K-contiguous (rows of 64 bytes whose
+//! 16-byte chunks are swizzled against bank conflicts, `gemm_stage::swizzled`, read as whole
+//! chunks as the GEMM kernels read them, `gemm_tile::PlainStep`), each work-item gathering 8
+//! consecutive K elements of one row of A and one column of B: one 16-byte load each when the
+//! weights' `K` (for B) or the NHWC channel counts (for A) are multiples of 8, else element by
+//! element. The next tile's loads are issued before the current tile is multiplied. Buffers
+//! 16-byte aligned (device allocations are).
 
 use crate::dtype::{bf16, f16};
 use iron_intrinsics::kernel;
@@ -36,9 +39,11 @@ use iron_intrinsics::kernel;
 use {
     crate::conv::{Channels, Window},
     crate::dtype::Float,
+    crate::gemm_stage::{SWIZZLED_ROW_BYTES, store16, swizzled},
+    crate::gemm_tile::PlainStep,
     iron_intrinsics::id::{lane_id, wave_id, workgroup_id_x, workgroup_id_y, workitem_id_x},
     iron_intrinsics::lds,
-    iron_intrinsics::matrix::{Accumulate, MatrixCore, Mma, d_col, load_a, load_b},
+    iron_intrinsics::matrix::{Accumulate, Fragment, MatrixCore, Mma, d_col},
     iron_intrinsics::sync::workgroup_barrier,
     iron_intrinsics::target::WAVE,
 };
@@ -49,10 +54,11 @@ pub const THREADS: u32 = 256;
 pub const BLOCK: u32 = 64;
 /// K elements per LDS tile.
 const TILE_K: u32 = 32;
-/// Bytes per LDS row of a K tile: 32 elements of 2 bytes and 16 bytes of padding.
-const PITCH: u32 = 2 * TILE_K + 16;
+/// Bytes per LDS row of a K tile: 32 elements of 2 bytes without padding, its 16-byte chunks
+/// XOR-swizzled per row (`gemm_stage::swizzled`).
+const ROW_BYTES: u32 = 2 * TILE_K;
 /// Dynamic LDS: A's and B's K tiles, 64 rows each.
-pub const LDS_BYTES: u32 = 2 * BLOCK * PITCH;
+pub const LDS_BYTES: u32 = 2 * BLOCK * ROW_BYTES;
 /// K elements each work-item gathers per tile (one 16-byte LDS write).
 #[cfg(target_arch = "amdgpu")]
 const RUN: u32 = 8;
@@ -65,6 +71,31 @@ const TILES_PER_WAVE: usize = (WAVE / MMA_TILE) as usize;
 /// Instruction tiles per row of the workgroup's tile.
 #[cfg(target_arch = "amdgpu")]
 const TILES_PER_ROW: u32 = BLOCK / MMA_TILE;
+
+/// `[$value for $t in 0..TILES_PER_WAVE]` (`$t: u32`), written out with constant indices: the
+/// accumulators and fragments stay in registers (a loop LLVM does not unroll would put them in
+/// scratch memory).
+#[cfg(all(target_arch = "amdgpu", iron_wave = "64"))]
+macro_rules! per_wave_tile {
+    (|$t:ident| $value:expr) => {{
+        const { assert!(TILES_PER_WAVE == 4) };
+        crate::gemm_tile::per_index!(|$t| $value; 0, 1, 2, 3)
+    }};
+}
+/// `[$value for $t in 0..TILES_PER_WAVE]` (see the wave64 definition).
+#[cfg(all(target_arch = "amdgpu", iron_wave = "32"))]
+macro_rules! per_wave_tile {
+    (|$t:ident| $value:expr) => {{
+        const { assert!(TILES_PER_WAVE == 2) };
+        crate::gemm_tile::per_index!(|$t| $value; 0, 1)
+    }};
+}
+
+#[cfg(target_arch = "amdgpu")]
+const _: () = assert!(
+    ROW_BYTES == SWIZZLED_ROW_BYTES,
+    "the staged rows are the GEMM kernels' swizzled rows"
+);
 
 /// The f16 matrix instruction of this gfx.
 #[cfg(all(target_arch = "amdgpu", iron_gfx = "gfx950"))]
@@ -443,7 +474,7 @@ unsafe fn conv_gemm<I: Mma, T: Float, const NHWC: bool>(
     };
     let lds_a = lds::dynamic::<u8>();
     // SAFETY: B's tile follows A's in the dynamic LDS (LDS_BYTES).
-    let lds_b = unsafe { lds_a.add((BLOCK * PITCH) as usize) };
+    let lds_b = unsafe { lds_a.add((BLOCK * ROW_BYTES) as usize) };
 
     // What this work-item gathers: row `line` of A's tile and column `line` of B's.
     let line = workitem_id_x() / (TILE_K / RUN);
@@ -457,7 +488,8 @@ unsafe fn conv_gemm<I: Mma, T: Float, const NHWC: bool>(
     } else {
         ColumnOrigin { start: w, len: 0 }
     };
-    let store_at = (line * PITCH + workitem_id_x() % (TILE_K / RUN) * RUN * 2) as usize;
+    // Four work-items a row, one 16-byte chunk each: 8 lanes fill two rows, one bank line.
+    let store_at = swizzled(line, workitem_id_x() % (TILE_K / RUN) * RUN * 2) as usize;
 
     // The instruction tiles of this wave: one row, TILES_PER_WAVE consecutive columns.
     let first_tile = wave_id() * TILES_PER_WAVE as u32;
@@ -474,38 +506,45 @@ unsafe fn conv_gemm<I: Mma, T: Float, const NHWC: bool>(
     } else {
         (Run::ZERO, Run::ZERO)
     };
+    // Each lane reads whole 16-byte chunks of its fragments' rows (gemm_tile::PlainStep): 8
+    // consecutive rows at one chunk fall on distinct banks.
+    type Step<I> = PlainStep<I, TILE_K>;
+    const {
+        assert!(TILE_K * I::A_BITS / 8 == ROW_BYTES && I::A_BITS == I::B_BITS);
+        assert!(<I::A as Fragment>::BYTES == <I::B as Fragment>::BYTES);
+        assert!(I::A_RUNS == 1 && I::B_RUNS == 1);
+        assert!(I::M == MMA_TILE && I::N == MMA_TILE);
+        assert!(ROW_BYTES.is_multiple_of(Step::<I>::GROUPS * Step::<I>::SPAN));
+    };
+    let lane = lane_id();
+    let group_a = I::a_k(lane, 0) * I::A_BITS / 8 / Step::<I>::FRAGMENT;
+    let group_b = I::b_k(lane, 0) * I::B_BITS / 8 / Step::<I>::FRAGMENT;
     for tile in 0..tiles {
-        // SAFETY: inside the tiles, 16-byte aligned (PITCH and the run offset are multiples of
-        // 16 bytes).
+        // SAFETY: inside the tiles, 16-byte aligned (a whole chunk of a 64-byte row).
         unsafe {
-            *(lds_a.add(store_at) as *mut Run) = staged.0;
-            *(lds_b.add(store_at) as *mut Run) = staged.1;
+            store16(lds_a.add(store_at), staged.0.0);
+            store16(lds_b.add(store_at), staged.1.0);
         }
         workgroup_barrier();
         if tile + 1 < tiles {
             // SAFETY: as above.
             staged = unsafe { gather::<NHWC>(x, w, &p, (row, col), tile + 1) };
         }
-        for step in 0..TILE_K / I::K {
-            let k_byte = step * I::K * 2;
-            // SAFETY: the instruction tiles lie inside the staged tiles; rows are PITCH bytes,
-            // a multiple of 16, and every lane's run starts 16-byte aligned or on its own size.
-            unsafe {
-                let fa = load_a::<I>(
-                    lds_a.add((tile_row * MMA_TILE * PITCH + k_byte) as usize),
-                    PITCH,
-                );
-                for (t, acc) in acc.iter_mut().enumerate() {
-                    let c = (tile_col + t as u32) * MMA_TILE;
-                    let fb = load_b::<I>(lds_b.add((c * PITCH + k_byte) as usize), PITCH);
-                    *acc = I::mma(fa, fb, *acc);
-                }
+        for span in 0..ROW_BYTES / (Step::<I>::GROUPS * Step::<I>::SPAN) {
+            // SAFETY: the instruction tiles' rows lie in the staged tiles, as stored above.
+            let sa = unsafe { Step::<I>::span(lds_a, tile_row, group_a, span) };
+            // SAFETY: as above.
+            let sb =
+                per_wave_tile!(|t| unsafe { Step::<I>::span(lds_b, tile_col + t, group_b, span) });
+            for step in 0..Step::<I>::SPAN / Step::<I>::FRAGMENT {
+                let fa = Step::<I>::fragment::<I::A>(&sa, step);
+                let fb = per_wave_tile!(|t| Step::<I>::fragment::<I::B>(&sb[t as usize], step));
+                acc = per_wave_tile!(|t| I::mma(fa, fb[t as usize], acc[t as usize]));
             }
         }
         workgroup_barrier();
     }
 
-    let lane = lane_id();
     for (t, acc) in acc.iter().enumerate() {
         let j = p.col0 + (tile_col + t as u32) * MMA_TILE + d_col::<I>(lane);
         if j >= ch.k_per_group {

@@ -352,7 +352,7 @@ pub unsafe fn gemm<A: Stage, B: Stage, S: Step, O: Float>(
 /// and left to the compiler to merge, which it does not always do).
 #[derive(Clone, Copy)]
 #[repr(C, align(16))]
-struct Span([u128; 2]);
+pub(crate) struct Span([u128; 2]);
 
 /// A 16-byte chunk of a staged row as one 16-byte aligned value (one `ds_read_b128`, whose
 /// offset field reaches every row tile of a wave).
@@ -373,13 +373,13 @@ pub struct PlainStep<I, const TILE_K: u32>(core::marker::PhantomData<I>);
 
 impl<I: iron_intrinsics::matrix::Mma, const TILE_K: u32> PlainStep<I, TILE_K> {
     /// Bytes of a lane's fragment (A's and B's alike).
-    const FRAGMENT: u32 = <I::A as Fragment>::BYTES;
+    pub(crate) const FRAGMENT: u32 = <I::A as Fragment>::BYTES;
     /// Bytes of a row's K step.
     const STEP_BYTES: u32 = I::K * I::A_BITS / 8;
     /// Lane groups of a K step.
-    const GROUPS: u32 = Self::STEP_BYTES / Self::FRAGMENT;
+    pub(crate) const GROUPS: u32 = Self::STEP_BYTES / Self::FRAGMENT;
     /// Bytes of a lane's span: the chunks read at once, which feed whole K steps.
-    const SPAN: u32 = if Self::FRAGMENT > 16 {
+    pub(crate) const SPAN: u32 = if Self::FRAGMENT > 16 {
         Self::FRAGMENT
     } else {
         16
@@ -391,7 +391,7 @@ impl<I: iron_intrinsics::matrix::Mma, const TILE_K: u32> PlainStep<I, TILE_K> {
     /// # Safety
     /// `tile` must hold the staged rows.
     #[inline(always)]
-    unsafe fn span(tile: *const u8, t: u32, group: u32, span: u32) -> Span {
+    pub(crate) unsafe fn span(tile: *const u8, t: u32, group: u32, span: u32) -> Span {
         // Row tiles two apart are 32 rows apart: laid out alike, a constant offset away.
         let pair = t / 2 * 2 * MMA_TILE * SWIZZLED_ROW_BYTES;
         let row = t % 2 * MMA_TILE + lane_id() % MMA_TILE;
@@ -410,7 +410,7 @@ impl<I: iron_intrinsics::matrix::Mma, const TILE_K: u32> PlainStep<I, TILE_K> {
 
     /// The fragment of K step `step` (counted within its span) in `span`.
     #[inline(always)]
-    fn fragment<T: Fragment>(span: &Span, step: u32) -> T {
+    pub(crate) fn fragment<T: Fragment>(span: &Span, step: u32) -> T {
         let bytes = core::ptr::from_ref(span).cast::<u8>();
         // SAFETY: the fragment's bytes lie in the span, aligned as Fragment::read needs (the
         // span is 16-byte aligned and fragments are at multiples of their size).
