@@ -1,12 +1,13 @@
 //! Convolutions of `iron::library` on every emulated gfx against the f64 oracle's per-element
-//! bounds (`iron_tests::oracle::conv`: the f32 sum's error bound, then one rounding to the
-//! output type, so f16 and bf16 results may be half an ulp of their format off plus the f32
-//! sum's error): causal depthwise 1-D convolutions of every width 1 to 8 with and without bias
-//! and SiLU; the streaming form fed in pieces, which must reproduce the full convolution bit
-//! for bit and leave the last inputs as its state; 2-D convolutions in both layouts over seeded
-//! shapes with odd sizes, per-side padding, strides, dilations, groups and depthwise filters, on
-//! the direct kernel and (f16, bf16) on the implicit GEMM; every output poisoned with a guard
-//! zone; bad shapes refused before anything runs.
+//! bounds (`iron_tests::oracle::conv`: the f32 sum's error bound, then one rounding to the output
+//! type, so f16 and bf16 results may be half an ulp of their format off plus the f32 sum's error):
+//! causal depthwise 1-D convolutions of every width 1 to 8 with and without bias and SiLU, over row
+//! lengths on and off the kernel's 8-output chunks (1, below 8, across waves and workgroups) and
+//! more rows than a grid has in y; the streaming form fed in pieces, which must reproduce the full
+//! convolution bit for bit and leave the last inputs as its state; 2-D convolutions in both layouts
+//! over seeded shapes with odd sizes, per-side padding, strides, dilations, groups and depthwise
+//! filters, on the direct kernel and (f16, bf16) on the implicit GEMM; every output poisoned with a
+//! guard zone; bad shapes refused before anything runs.
 
 mod common;
 
@@ -84,19 +85,31 @@ fn maybe_bias<T: TestFloat>(rng: &mut StdRng, n: usize) -> Option<Vec<T>> {
     rng.random_bool(0.5).then(|| values(rng, n))
 }
 
-fn conv1d_case<T: ConvTest>(d: &LibraryDevice, rng: &mut StdRng, shape: Conv1dShape) {
+/// Which optional parts of the 1-D convolution a case uses.
+#[derive(Clone, Copy, Debug)]
+struct Conv1dParts {
+    bias: bool,
+    silu: bool,
+}
+
+fn conv1d_case<T: ConvTest>(
+    d: &LibraryDevice,
+    rng: &mut StdRng,
+    shape: Conv1dShape,
+    parts: Conv1dParts,
+) {
     let Conv1dShape {
         batch,
         channels,
         length,
         width,
     } = shape;
-    let silu = rng.random_bool(0.5);
-    let context = format!("{} conv1d {:?} {shape:?} silu {silu}", d.gfx, T::FORMAT);
+    let Conv1dParts { bias, silu } = parts;
+    let context = format!("{} conv1d {:?} {shape:?} {parts:?}", d.gfx, T::FORMAT);
     let n = batch * channels * length;
     let x = values::<T>(rng, n);
     let w = values::<T>(rng, channels * width);
-    let bias = maybe_bias::<T>(rng, channels);
+    let bias = bias.then(|| values::<T>(rng, channels));
     let stream = d.device.default_stream();
     let (dx, dw) = (upload(&d.device, &x), upload(&d.device, &w));
     let dbias = bias.as_ref().map(|b| upload(&d.device, b));
@@ -127,16 +140,44 @@ fn conv1d_case<T: ConvTest>(d: &LibraryDevice, rng: &mut StdRng, shape: Conv1dSh
     check_output(&y.to_vec().unwrap(), &expected, &context);
 }
 
+/// Row lengths of the 1-D cases: multiples of the 8 outputs a work-item computes (16-byte
+/// rows: one chunk, one wave of wave32 and of wave64 and a bit, several workgroups) and others
+/// (a single step, less than a chunk, odd sizes across waves and workgroups).
+const CONV1D_WHOLE_LENGTHS: [usize; 5] = [8, 64, 264, 520, 4104];
+const CONV1D_RAGGED_LENGTHS: [usize; 6] = [1, 3, 17, 70, 300, 2061];
+
 fn conv1d_all<T: ConvTest>(d: &LibraryDevice, seed: u64) {
     let mut rng = rng(seed);
     for width in 1..=8 {
+        for (i, lengths) in [&CONV1D_WHOLE_LENGTHS[..], &CONV1D_RAGGED_LENGTHS[..]]
+            .into_iter()
+            .enumerate()
+        {
+            let shape = Conv1dShape {
+                batch: rng.random_range(1..=3),
+                channels: rng.random_range(1..=6),
+                length: lengths[(width + seed as usize) % lengths.len()],
+                width,
+            };
+            let parts = Conv1dParts {
+                bias: (width + i) % 2 == 0,
+                silu: (width / 2 + i) % 2 == 0,
+            };
+            conv1d_case::<T>(d, &mut rng, shape, parts);
+        }
+    }
+    for length in [1, 2, 7, 8, 9] {
         let shape = Conv1dShape {
-            batch: rng.random_range(1..=3),
-            channels: rng.random_range(1..=6),
-            length: [1, 3, 17, 70, 300][rng.random_range(0..5)],
-            width,
+            batch: 2,
+            channels: 3,
+            length,
+            width: rng.random_range(1..=8),
         };
-        conv1d_case::<T>(d, &mut rng, shape);
+        let parts = Conv1dParts {
+            bias: true,
+            silu: length % 2 == 0,
+        };
+        conv1d_case::<T>(d, &mut rng, shape, parts);
     }
 }
 
@@ -146,6 +187,25 @@ fn conv1d_causal_matches_the_oracle() {
         conv1d_all::<f32>(d, 11);
         conv1d_all::<f16>(d, 12);
         conv1d_all::<bf16>(d, 13);
+    });
+}
+
+#[test]
+fn conv1d_causal_loops_over_rows_beyond_the_grid() {
+    on_every_device("conv1d_causal rows", |d| {
+        let mut rng = rng(14);
+        // 65540 rows, more than the 65535 workgroups a grid has in y.
+        let shape = Conv1dShape {
+            batch: 2,
+            channels: 32_770,
+            length: 3,
+            width: 3,
+        };
+        let parts = Conv1dParts {
+            bias: true,
+            silu: true,
+        };
+        conv1d_case::<f16>(d, &mut rng, shape, parts);
     });
 }
 

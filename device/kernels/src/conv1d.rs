@@ -15,23 +15,42 @@
 //! start from the bias (0 without one) and add the taps in order `j = 0..width` with fused
 //! multiply-adds; SiLU (when asked) and one rounding to the output type follow.
 //!
-//! Launch: workgroups of up to 256 work-items, no LDS. `conv1d_causal`: a 2-D grid, x over time
-//! (one output per work-item: `ceil(length / block)` workgroups), y over rows (any count: a
-//! workgroup loops over rows `y, y + grid_y, ..`). `conv1d_causal_step`: a 1-D grid over rows
-//! (one row per work-item, grid-stride). Element counts below 2^32; `y` distinct from `x`.
+//! Launch: workgroups of up to 256 work-items, whole waves, no LDS. `conv1d_causal`: a 2-D grid,
+//! x over time (each work-item computes [`CAUSAL_OUTPUTS`] consecutive outputs of a row:
+//! `ceil(length / (CAUSAL_OUTPUTS * block))` workgroups), y over rows (any count: a workgroup
+//! loops over rows `y, y + grid_y, ..`). `conv1d_causal_step`: a 1-D grid over rows (one row per
+//! work-item, grid-stride). Element counts below 2^32; `y` distinct from `x`; buffers 16-byte
+//! aligned (device allocations are).
+//!
+//! Memory of `conv1d_causal`: each input is read once. A work-item reads its own
+//! [`CAUSAL_OUTPUTS`] inputs (as 16-byte loads when `length` is a multiple of
+//! [`CAUSAL_OUTPUTS`], rows then starting 16-byte aligned; element by element otherwise) and
+//! takes the `width - 1` inputs before them from the previous lane with wave shuffles; the first
+//! lane of each wave loads those few itself. The taps and bias of a row are loaded once per
+//! wave (lane `j` loads tap `j`, lane `width` the bias) and read from those lanes by all.
 
 use crate::dtype::{bf16, f16};
 use iron_intrinsics::kernel;
 #[cfg(target_arch = "amdgpu")]
 use {
     crate::conv::{FLAG_SILU, MAX_WIDTH, silu},
-    crate::dtype::Float,
+    crate::dtype::{Float, load, narrow, store, widen},
     iron_intrinsics::id::{
-        global_id_x, grid_size_x, num_workgroups_y, workgroup_id_x, workgroup_id_y,
+        global_id_x, grid_size_x, lane_id, num_workgroups_y, workgroup_id_x, workgroup_id_y,
         workgroup_size_x, workitem_id_x,
     },
     iron_intrinsics::math::mul_add,
+    iron_intrinsics::wave::{read_lane, shuffle},
 };
+
+/// Consecutive outputs of a row that one work-item of `conv1d_causal` computes: one 16-byte
+/// access of a 16-bit type, two of f32; at least `MAX_WIDTH - 1`, so the inputs a work-item
+/// needs before its own all belong to the previous work-item.
+pub const CAUSAL_OUTPUTS: u32 = 8;
+
+/// [`CAUSAL_OUTPUTS`] as an array length.
+#[cfg(target_arch = "amdgpu")]
+const V: usize = CAUSAL_OUTPUTS as usize;
 
 /// The taps and bias of channel `c`, widened.
 ///
@@ -66,14 +85,127 @@ fn filter<const W: usize>(taps: &[f32; W], b: f32, window: &[f32; W], with_silu:
     if with_silu { silu(acc) } else { acc }
 }
 
-/// The causal convolution of width `W` (module docs).
+/// The taps and bias of channel `c`, widened, loaded once for the wave: lane `j < W` loads tap
+/// `j`, lane `W` the bias, and every lane reads them from those lanes. Wave-wide.
+///
+/// # Safety
+/// As for [`channel_filter`].
+#[cfg(target_arch = "amdgpu")]
+#[inline(always)]
+unsafe fn wave_filter<T: Float, const W: usize>(
+    w: *const T,
+    bias: *const T,
+    c: u32,
+) -> ([f32; W], f32) {
+    let lane = lane_id() as usize;
+    let mine = if lane < W {
+        // SAFETY: tap `lane` of channel c, as the caller guarantees.
+        unsafe { *w.add(c as usize * W + lane) }.into_f32()
+    } else if lane == W && !bias.is_null() {
+        // SAFETY: as the caller guarantees.
+        unsafe { *bias.add(c as usize) }.into_f32()
+    } else {
+        0.0
+    };
+    let taps = core::array::from_fn(|j| read_lane(mine, j as u32));
+    (taps, read_lane(mine, W as u32))
+}
+
+/// The bits of `V` elements as `WORDS` 32-bit words (the same bytes).
+#[cfg(target_arch = "amdgpu")]
+#[inline(always)]
+fn to_words<T: Float, const WORDS: usize>(values: [T; V]) -> [u32; WORDS] {
+    const { assert!(WORDS * 4 == V * size_of::<T>()) };
+    // SAFETY: both arrays have the same size (asserted) and every bit pattern is a valid u32.
+    unsafe { core::mem::transmute_copy(&values) }
+}
+
+/// The `V` elements whose bits `words` holds.
+#[cfg(target_arch = "amdgpu")]
+#[inline(always)]
+fn from_words<T: Float, const WORDS: usize>(words: [u32; WORDS]) -> [T; V] {
+    const { assert!(WORDS * 4 == V * size_of::<T>()) };
+    // SAFETY: both arrays have the same size (asserted) and every bit pattern is a valid f32,
+    // f16 or bf16, the only `Float` types.
+    unsafe { core::mem::transmute_copy(&words) }
+}
+
+/// Elements `t0 .. t0 + V` of a row, those at or after `length` zero: one or two 16-byte loads
+/// when `WHOLE` (`length` a multiple of `V`), element by element otherwise.
+///
+/// # Safety
+/// `row` must hold `length` elements, start 16-byte aligned when `WHOLE`, and `t0 < length` be a
+/// multiple of `V`.
+#[cfg(target_arch = "amdgpu")]
+#[inline(always)]
+unsafe fn load_inputs<T: Float, const WORDS: usize, const WHOLE: bool>(
+    row: *const T,
+    t0: u32,
+    length: u32,
+) -> [T; V] {
+    if WHOLE {
+        // SAFETY: chunk t0 / V lies inside the row (length a multiple of V), 16-byte aligned.
+        unsafe { load::<T, V>(row, (t0 / V as u32) as usize) }
+    } else {
+        let mut values = from_words::<T, WORDS>([0; WORDS]);
+        for (k, value) in values.iter_mut().enumerate() {
+            if t0 + (k as u32) < length {
+                // SAFETY: element t0 + k of the row, below length.
+                *value = unsafe { *row.add(t0 as usize + k) };
+            }
+        }
+        values
+    }
+}
+
+/// The inputs of a row before `t0` that the outputs from `t0` need (elements
+/// `V - (W - 1) .. V` of the result are those at `t0 - (W - 1) .. t0`; the others, and inputs
+/// before the row, are zero). Every lane passes its own inputs (`own`, from `t0`); a lane takes
+/// the previous lane's, whose `t0` is `V` before its own, and the wave's first lane (whose
+/// `t0` is 0 in the first wave of a row) loads them itself when `t0 > 0`. Wave-wide.
+///
+/// # Safety
+/// `row` must hold at least `t0` elements when `t0 > 0` and this is the wave's first lane.
+#[cfg(target_arch = "amdgpu")]
+#[inline(always)]
+unsafe fn preceding_inputs<T: Float, const W: usize, const WORDS: usize>(
+    row: *const T,
+    own: [T; V],
+    t0: u32,
+) -> [T; V] {
+    let lane = lane_id();
+    let own_words = to_words::<T, WORDS>(own);
+    // The words holding elements V - (W - 1) .. V.
+    let first_word = (V + 1 - W) * size_of::<T>() / 4;
+    let shuffled: [u32; WORDS] = core::array::from_fn(|i| {
+        if i >= first_word {
+            shuffle(own_words[i], lane.wrapping_sub(1))
+        } else {
+            0
+        }
+    });
+    let mut before = from_words::<T, WORDS>(shuffled);
+    if lane == 0 {
+        before = from_words([0; WORDS]);
+        if t0 > 0 {
+            for (k, value) in before.iter_mut().enumerate().skip(V + 1 - W) {
+                // SAFETY: element t0 - V + k of the row, before t0.
+                *value = unsafe { *row.add((t0 as usize - V) + k) };
+            }
+        }
+    }
+    before
+}
+
+/// The causal convolution of width `W` (module docs), `WORDS` 32-bit words holding `V`
+/// elements.
 ///
 /// # Safety
 /// The kernel's contract (module docs).
 #[cfg(target_arch = "amdgpu")]
 #[inline(always)]
 #[allow(clippy::too_many_arguments, reason = "the kernel's arguments")]
-unsafe fn causal<T: Float, const W: usize>(
+unsafe fn causal<T: Float, const W: usize, const WORDS: usize>(
     x: *const T,
     w: *const T,
     bias: *const T,
@@ -83,25 +215,81 @@ unsafe fn causal<T: Float, const W: usize>(
     length: u32,
     with_silu: bool,
 ) {
-    let t = workgroup_id_x() * workgroup_size_x() + workitem_id_x();
+    let shape = (rows, channels, length);
+    // SAFETY: as the caller guarantees; the rows are whole chunks exactly when length is a
+    // multiple of V.
+    unsafe {
+        if length.is_multiple_of(V as u32) {
+            causal_rows::<T, W, WORDS, true>(x, w, bias, y, shape, with_silu);
+        } else {
+            causal_rows::<T, W, WORDS, false>(x, w, bias, y, shape, with_silu);
+        }
+    }
+}
+
+/// [`causal`] over rows of whole 16-byte chunks (`WHOLE`: `length` a multiple of `V`) or any
+/// rows (element by element). The two are separate loops so that neither path's loads leak
+/// into the other's.
+///
+/// # Safety
+/// The kernel's contract (module docs), and `length` a multiple of `V` when `WHOLE`.
+#[cfg(target_arch = "amdgpu")]
+#[inline(always)]
+unsafe fn causal_rows<T: Float, const W: usize, const WORDS: usize, const WHOLE: bool>(
+    x: *const T,
+    w: *const T,
+    bias: *const T,
+    y: *mut T,
+    (rows, channels, length): (u32, u32, u32),
+    with_silu: bool,
+) {
+    const { assert!(W <= V + 1) };
+    let chunk = workgroup_id_x() * workgroup_size_x() + workitem_id_x();
+    let active = chunk < length.div_ceil(V as u32);
+    // Only used when active: then below length.
+    let t0 = chunk.wrapping_mul(V as u32);
     let mut row = workgroup_id_y();
     while row < rows {
         // SAFETY: row's channel is below `channels`, which w and bias cover.
-        let (taps, b) = unsafe { channel_filter::<T, W>(w, bias, row % channels) };
-        if t < length {
-            let start = row as usize * length as usize;
-            let window: [f32; W] = core::array::from_fn(|j| {
-                let back = (W - 1 - j) as u32;
-                if t >= back {
-                    // SAFETY: inside the row: 0 <= t - back < length.
-                    unsafe { *x.add(start + (t - back) as usize) }.into_f32()
-                } else {
-                    0.0
+        let (taps, b) = unsafe { wave_filter::<T, W>(w, bias, row % channels) };
+        let start = row as usize * length as usize;
+        // SAFETY: the row's first element, inside x and y.
+        let (x_row, y_row) = unsafe { (x.add(start), y.add(start)) };
+        let own = if active {
+            // SAFETY: the row holds length elements, 16-byte aligned when WHOLE (a multiple of
+            // V, as the buffer is); t0 < length is a multiple of V.
+            unsafe { load_inputs::<T, WORDS, WHOLE>(x_row, t0, length) }
+        } else {
+            from_words([0; WORDS])
+        };
+        // SAFETY: a lane reading the row does so below its t0, which is below length when
+        // active; inactive lanes read nothing (t0 = 0 is the first wave's first lane).
+        let before = widen(unsafe {
+            preceding_inputs::<T, W, WORDS>(x_row, own, if active { t0 } else { 0 })
+        });
+        let own = widen(own);
+        let outputs: [f32; V] = core::array::from_fn(|k| {
+            let mut acc = b;
+            for (j, tap) in taps.iter().enumerate() {
+                // Input t0 + k - (W - 1) + j, at index i of `before` followed by `own`.
+                let i = V + k + j + 1 - W;
+                let input = if i < V { before[i] } else { own[i - V] };
+                acc = mul_add(*tap, input, acc);
+            }
+            if with_silu { silu(acc) } else { acc }
+        });
+        if active {
+            if WHOLE {
+                // SAFETY: chunk t0 / V of the row inside y, 16-byte aligned as in x.
+                unsafe { store::<T, V>(y_row, chunk as usize, narrow(outputs)) };
+            } else {
+                for (k, v) in outputs.iter().enumerate() {
+                    if t0 + (k as u32) < length {
+                        // SAFETY: element t0 + k of the row, below length.
+                        unsafe { *y_row.add(t0 as usize + k) = T::round_from_f32(*v) };
+                    }
                 }
-            });
-            let v = filter(&taps, b, &window, with_silu);
-            // SAFETY: element t of the row, inside y.
-            unsafe { *y.add(start + t as usize) = T::round_from_f32(v) };
+            }
         }
         row += num_workgroups_y();
     }
@@ -158,19 +346,19 @@ unsafe fn step<T: Float, const W: usize>(
 }
 
 #[cfg(target_arch = "amdgpu")]
-/// Calls `$f::<$t, W>($args)` with `W` the constant equal to `$width` (1 to 8); other widths
-/// (refused by the host) write nothing.
+/// Calls `$f::<$t, W, $more..>($args)` with `W` the constant equal to `$width` (1 to 8); other
+/// widths (refused by the host) write nothing.
 macro_rules! with_width {
-    ($width:expr, $f:ident::<$t:ty>($($args:expr),*)) => {
+    ($width:expr, $f:ident::<$t:ty $(, $more:tt)*>($($args:expr),*)) => {
         match $width {
-            1 => $f::<$t, 1>($($args),*),
-            2 => $f::<$t, 2>($($args),*),
-            3 => $f::<$t, 3>($($args),*),
-            4 => $f::<$t, 4>($($args),*),
-            5 => $f::<$t, 5>($($args),*),
-            6 => $f::<$t, 6>($($args),*),
-            7 => $f::<$t, 7>($($args),*),
-            8 => $f::<$t, 8>($($args),*),
+            1 => $f::<$t, 1 $(, $more)*>($($args),*),
+            2 => $f::<$t, 2 $(, $more)*>($($args),*),
+            3 => $f::<$t, 3 $(, $more)*>($($args),*),
+            4 => $f::<$t, 4 $(, $more)*>($($args),*),
+            5 => $f::<$t, 5 $(, $more)*>($($args),*),
+            6 => $f::<$t, 6 $(, $more)*>($($args),*),
+            7 => $f::<$t, 7 $(, $more)*>($($args),*),
+            8 => $f::<$t, 8 $(, $more)*>($($args),*),
             _ => {}
         }
     };
@@ -196,7 +384,12 @@ macro_rules! conv1d_kernels {
             let with_silu = flags & FLAG_SILU != 0;
             // SAFETY: the launch follows the module's contract.
             unsafe {
-                with_width!(width, causal::<$t>(x, w, bias, y, rows, channels, length, with_silu))
+                with_width!(
+                    width,
+                    causal::<$t, { V * size_of::<$t>() / 4 }>(
+                        x, w, bias, y, rows, channels, length, with_silu
+                    )
+                )
             };
         }
 

@@ -442,8 +442,10 @@ impl Library {
             return Ok(());
         }
         let kernel = self.module().kernel(T::CONV1D)?;
-        let block = block_for(length as usize, wave_of(&kernel));
-        let grid = [length.div_ceil(block), rows.min(MAX_GRID_Y as u32), 1];
+        // Each work-item computes CAUSAL_OUTPUTS consecutive outputs of a row.
+        let items = length.div_ceil(conv1d::CAUSAL_OUTPUTS);
+        let block = block_for(items as usize, wave_of(&kernel));
+        let grid = [items.div_ceil(block), rows.min(MAX_GRID_Y as u32), 1];
         let args = [
             buffer_arg(x),
             buffer_arg(filter.weight),
@@ -457,7 +459,8 @@ impl Library {
         ];
         // SAFETY: conv1d_causal_<t> reads x and writes y (rows * length elements each), reads
         // channels * width weights and channels biases when a bias is given; every buffer holds
-        // that (checked above) and y is distinct from the inputs. Rows are looped over in y.
+        // that (checked above), starts 16-byte aligned (device allocations do) and y is distinct
+        // from the inputs. Workgroups are whole waves; rows are looped over in y.
         unsafe {
             stream.launch_untyped(
                 kernel.kernel(),
