@@ -53,14 +53,6 @@ pub struct Exception {
     pub reason: &'static str,
 }
 
-/// Why the full causal 1-D convolutions (not their streaming step, which moves its minimum)
-/// move more than they need.
-const CONV1D_WINDOWS: &str = "one output per lane, each lane loading its own window of `width` \
-     inputs (each x element read `width` times, the repeats on lines neighbouring lanes just \
-     loaded) and its row's taps and bias (one wave-uniform address): 20 bytes per f16 output at \
-     width 4 where 4 are needed (4.97x); L1 and L2 serve the repeats, so DRAM traffic is x and y \
-     once";
-
 /// The known exceptions. The emulator has no caches: it counts every byte a kernel requests,
 /// so data that every workgroup re-reads (and a GPU serves from L2) shows as extra traffic.
 pub const EXCEPTIONS: &[Exception] = &[
@@ -81,21 +73,6 @@ pub const EXCEPTIONS: &[Exception] = &[
         goal: Goal::MinimalTraffic,
         reason: "every workgroup stages all of x through LDS for its four rows of W; x (k x size \
                  bytes) stays in L2, so DRAM traffic is W once plus x and y",
-    },
-    Exception {
-        kernel_prefix: "conv1d_causal_f32",
-        goal: Goal::MinimalTraffic,
-        reason: CONV1D_WINDOWS,
-    },
-    Exception {
-        kernel_prefix: "conv1d_causal_f16",
-        goal: Goal::MinimalTraffic,
-        reason: CONV1D_WINDOWS,
-    },
-    Exception {
-        kernel_prefix: "conv1d_causal_bf16",
-        goal: Goal::MinimalTraffic,
-        reason: CONV1D_WINDOWS,
     },
     Exception {
         kernel_prefix: "conv2d_direct_",
