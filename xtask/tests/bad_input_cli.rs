@@ -3,44 +3,21 @@
 //! `error:` line naming the problem, never a panic. The Rust API's catalogue is
 //! `tests/tests/bad_input.rs`.
 
+mod common;
+
+use common::{library_code_object, xtask};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
 
 use iron::code_object::CodeObject;
 
-fn xtask(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_xtask"))
-        .args(args)
-        .output()
-        .expect("xtask runs")
-}
-
-/// Asserts a failure with one `error:` line holding every needle, and no panic.
+/// Asserts that `args` fail with one `error:` line holding every needle, and no panic.
 fn assert_one_line_error(args: &[&str], needles: &[&str]) {
-    let out = xtask(args);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(!out.status.success(), "{args:?} succeeded:\n{stderr}");
-    assert!(!stderr.contains("panicked"), "{args:?} panicked:\n{stderr}");
-    let errors: Vec<_> = stderr.lines().filter(|l| l.starts_with("error:")).collect();
-    assert_eq!(
-        errors.len(),
-        1,
-        "{args:?}: one error line expected, got:\n{stderr}"
-    );
-    for needle in needles {
-        assert!(
-            errors[0].contains(needle),
-            "{args:?}: `{needle}` not in: {}",
-            errors[0]
-        );
-    }
+    common::assert_one_line_error(&xtask(args), needles);
 }
 
 /// A fresh scratch directory for one test.
 fn scratch_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("iron-bad-cli-{name}-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+    common::scratch_dir("bad-cli", name)
 }
 
 /// `emu run <file> --kernel add_f32 --grid 1 --block 64` followed by `extra`.
@@ -93,12 +70,6 @@ fn bad_build_requests_are_one_clear_line() {
         &["build", "--gfx", "gfx950", "--kernels", "/nonexistent"],
         &["has no Cargo.toml"],
     );
-}
-
-/// The library's gfx950 code object from the device build (`IRON_ARTIFACTS`).
-fn library_code_object() -> PathBuf {
-    let dir = std::env::var_os("IRON_ARTIFACTS").expect("IRON_ARTIFACTS: run `cargo xtask test`");
-    PathBuf::from(dir).join("gfx950/kernels.co")
 }
 
 /// Writes `f32` values as a buffer file; returns its `buf:` argument.

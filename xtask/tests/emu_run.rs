@@ -1,20 +1,14 @@
 //! `cargo xtask emu run` on code objects Iron did not build (HIP C++ compiled by clang-22) and on
 //! Iron's own, and its answers to bad input: one clear line and a non-zero exit, never a panic.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+mod common;
 
-fn xtask(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_xtask"))
-        .args(args)
-        .output()
-        .expect("xtask runs")
-}
+use common::{assert_one_line_error, library_code_object, xtask};
+use std::path::{Path, PathBuf};
+use std::process::Command;
 
 fn scratch_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("iron-emu-run-{name}-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+    common::scratch_dir("emu-run", name)
 }
 
 /// Compiles `tests/hip/<name>.hip` for `gfx` with clang-22, as a HIP user would.
@@ -153,25 +147,6 @@ fn a_clang_built_hip_kernel_runs_and_is_right_on_every_cdna_target() {
     }
 }
 
-fn assert_one_line_error(out: &Output, needle: &str) {
-    assert!(!out.status.success(), "expected failure");
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(!stderr.contains("panicked"), "{stderr}");
-    let errors: Vec<_> = stderr.lines().filter(|l| l.starts_with("error:")).collect();
-    assert_eq!(errors.len(), 1, "one error line expected, got:\n{stderr}");
-    assert!(
-        errors[0].contains(needle),
-        "`{needle}` not in: {}",
-        errors[0]
-    );
-}
-
-/// The library's gfx950 code object from `cargo xtask test`'s build.
-fn library_code_object() -> PathBuf {
-    let dir = std::env::var_os("IRON_ARTIFACTS").expect("IRON_ARTIFACTS: run `cargo xtask test`");
-    PathBuf::from(dir).join("gfx950/kernels.co")
-}
-
 #[test]
 #[ignore = "needs the device build: run `cargo xtask test`"]
 fn bad_input_is_one_clear_line() {
@@ -262,7 +237,7 @@ fn bad_input_is_one_clear_line() {
         ),
     ];
     for (args, needle) in cases {
-        assert_one_line_error(&run(&args), needle);
+        assert_one_line_error(&run(&args), &[needle]);
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }
