@@ -39,6 +39,7 @@ use iron_intrinsics::kernel;
 use {
     crate::conv::{Channels, Window},
     crate::dtype::Float,
+    crate::gemm::{Bf16Core, F16Core},
     crate::gemm_stage::{SWIZZLED_ROW_BYTES, store16, swizzled},
     crate::gemm_tile::PlainStep,
     iron_intrinsics::id::{lane_id, wave_id, workgroup_id_x, workgroup_id_y, workitem_id_x},
@@ -96,25 +97,6 @@ const _: () = assert!(
     ROW_BYTES == SWIZZLED_ROW_BYTES,
     "the staged rows are the GEMM kernels' swizzled rows"
 );
-
-/// The f16 matrix instruction of this gfx.
-#[cfg(all(target_arch = "amdgpu", iron_gfx = "gfx950"))]
-type F16Core = iron_intrinsics::matrix::MfmaF32_16x16x32F16;
-/// The f16 matrix instruction of this gfx.
-#[cfg(all(target_arch = "amdgpu", any(iron_gfx = "gfx90a", iron_gfx = "gfx942")))]
-type F16Core = iron_intrinsics::matrix::MfmaF32_16x16x16F16;
-/// The f16 matrix instruction of this gfx.
-#[cfg(all(target_arch = "amdgpu", iron_matrix = "wmma"))]
-type F16Core = iron_intrinsics::matrix::WmmaF32_16x16x16F16;
-/// The bf16 matrix instruction of this gfx.
-#[cfg(all(target_arch = "amdgpu", iron_gfx = "gfx950"))]
-type Bf16Core = iron_intrinsics::matrix::MfmaF32_16x16x32Bf16;
-/// The bf16 matrix instruction of this gfx.
-#[cfg(all(target_arch = "amdgpu", any(iron_gfx = "gfx90a", iron_gfx = "gfx942")))]
-type Bf16Core = iron_intrinsics::matrix::MfmaF32_16x16x16Bf16;
-/// The bf16 matrix instruction of this gfx.
-#[cfg(all(target_arch = "amdgpu", iron_matrix = "wmma"))]
-type Bf16Core = iron_intrinsics::matrix::WmmaF32_16x16x16Bf16;
 
 /// Eight 16-bit codes, two per word (the lower K index in the low half), moved as one 16-byte
 /// access.

@@ -75,22 +75,22 @@ pub const HALF_LDS_BYTES: u32 = 2 * 2 * BLOCK * 64;
 /// swizzled).
 pub const FP8_LDS_BYTES: u32 = 2 * 2 * BLOCK * 64;
 
-/// The f16 matrix instruction of this gfx.
+/// The f16 matrix instruction of this gfx (also the implicit-GEMM convolution's).
 #[cfg(all(target_arch = "amdgpu", iron_gfx = "gfx950"))]
-type F16Core = iron_intrinsics::matrix::MfmaF32_16x16x32F16;
-/// The f16 matrix instruction of this gfx.
+pub(crate) type F16Core = iron_intrinsics::matrix::MfmaF32_16x16x32F16;
+/// The f16 matrix instruction of this gfx (also the implicit-GEMM convolution's).
 #[cfg(all(target_arch = "amdgpu", any(iron_gfx = "gfx90a", iron_gfx = "gfx942")))]
-type F16Core = iron_intrinsics::matrix::MfmaF32_16x16x16F16;
-/// The f16 matrix instruction of this gfx.
+pub(crate) type F16Core = iron_intrinsics::matrix::MfmaF32_16x16x16F16;
+/// The f16 matrix instruction of this gfx (also the implicit-GEMM convolution's).
 #[cfg(all(target_arch = "amdgpu", iron_matrix = "wmma"))]
-type F16Core = iron_intrinsics::matrix::WmmaF32_16x16x16F16;
-/// The bf16 matrix instruction of this gfx (also the decoding kernels' instruction).
+pub(crate) type F16Core = iron_intrinsics::matrix::WmmaF32_16x16x16F16;
+/// The bf16 matrix instruction of this gfx (also the decoding kernels' and the implicit-GEMM convolution's).
 #[cfg(all(target_arch = "amdgpu", iron_gfx = "gfx950"))]
 pub(crate) type Bf16Core = iron_intrinsics::matrix::MfmaF32_16x16x32Bf16;
-/// The bf16 matrix instruction of this gfx (also the decoding kernels' instruction).
+/// The bf16 matrix instruction of this gfx (also the decoding kernels' and the implicit-GEMM convolution's).
 #[cfg(all(target_arch = "amdgpu", any(iron_gfx = "gfx90a", iron_gfx = "gfx942")))]
 pub(crate) type Bf16Core = iron_intrinsics::matrix::MfmaF32_16x16x16Bf16;
-/// The bf16 matrix instruction of this gfx (also the decoding kernels' instruction).
+/// The bf16 matrix instruction of this gfx (also the decoding kernels' and the implicit-GEMM convolution's).
 #[cfg(all(target_arch = "amdgpu", iron_matrix = "wmma"))]
 pub(crate) type Bf16Core = iron_intrinsics::matrix::WmmaF32_16x16x16Bf16;
 
