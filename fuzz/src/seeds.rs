@@ -9,7 +9,7 @@ use iron_emu::{Target, WaveSize};
 
 use crate::program::Program;
 
-#[path = "../../host/tests/code_object_common/mod.rs"]
+#[path = "../../host/code-object/tests/code_object_common/mod.rs"]
 mod hand_made;
 
 /// The fuzz targets, by name, as `cargo fuzz` knows them.

@@ -541,6 +541,11 @@ impl Backend for EmulatorBackend {
     }
 }
 
+/// The hand-made code objects of the code-object tests.
+#[cfg(test)]
+#[path = "../code-object/tests/code_object_common/mod.rs"]
+mod hand_made;
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -574,7 +579,7 @@ mod tests {
 
     /// A kernel-less gfx950 code object whose `.text` (16 bytes) is said to load at `address`.
     fn text_at(address: u64) -> Vec<u8> {
-        let mut elf = crate::code_object::hand_made::ElfBuilder::new(Vec::new()).build();
+        let mut elf = hand_made::ElfBuilder::new(Vec::new()).build();
         let text = section_header(&elf, ".text");
         let offset = u64_at(&elf, text + 24) as usize;
         elf.resize(elf.len().max(offset + 16), 0);
@@ -585,7 +590,7 @@ mod tests {
 
     /// A kernel-less gfx950 code object whose first `PT_LOAD` segment spans `mem_size` bytes.
     fn segment_of(mem_size: u64) -> Vec<u8> {
-        let mut elf = crate::code_object::hand_made::ElfBuilder::new(Vec::new()).build();
+        let mut elf = hand_made::ElfBuilder::new(Vec::new()).build();
         let phoff = u64_at(&elf, 32) as usize;
         let load = (0..u16_at(&elf, 56))
             .map(|i| phoff + 56 * i)

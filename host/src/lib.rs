@@ -30,7 +30,8 @@
 //! ```
 #![deny(missing_docs)]
 
-pub mod code_object;
+/// The code-object reader ([`iron_code_object`]): what every module here builds on.
+pub use iron_code_object as code_object;
 pub mod device;
 pub mod emulator;
 pub mod hip;

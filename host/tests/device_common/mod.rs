@@ -3,7 +3,7 @@
 //! built code objects of `cargo xtask build` when `IRON_ARTIFACTS` names them.
 #![allow(dead_code)]
 
-#[path = "../code_object_common/mod.rs"]
+#[path = "../../code-object/tests/code_object_common/mod.rs"]
 pub mod code_object_common;
 
 use std::collections::BTreeMap;

@@ -1,7 +1,7 @@
 //! Kernel descriptor decoding, checked one documented bit field at a time against the
 //! positions in LLVM AMDGPUUsage's kernel descriptor and COMPUTE_PGM_RSRC tables.
 
-use iron::code_object::{
+use iron_code_object::{
     CodeObjectError, FloatDenormMode, FloatRoundMode, KERNEL_DESCRIPTOR_SIZE, KernelDescriptor,
     UserSgpr, UserSgprKind, WorkitemIdVgprs,
 };

@@ -12,7 +12,7 @@
 //! # Example
 //! What `cargo xtask build` reports per kernel, read from a code object it wrote:
 //! ```no_run
-//! use iron::code_object::{CodeObject, TargetId, code_object_for};
+//! use iron_code_object::{CodeObject, TargetId, code_object_for};
 //!
 //! let bytes = std::fs::read("target/iron/gfx950/kernels.co")?;
 //! let code_object = CodeObject::parse(&bytes)?;
@@ -35,6 +35,7 @@
 //! println!("{} kernels", for_gfx942.kernels().len());
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
+#![deny(missing_docs)]
 
 mod bundle;
 mod compressed;
@@ -75,7 +76,7 @@ use elf::ElfImage;
 /// The hand-made code objects of the code-object tests (`host/tests`), for the unit tests of
 /// the reader and the emulator's loader.
 #[cfg(test)]
-#[path = "../../tests/code_object_common/mod.rs"]
+#[path = "../tests/code_object_common/mod.rs"]
 pub(crate) mod hand_made;
 
 /// Bytes loaded at an address: the `.text` section as the emulator maps it.

@@ -424,7 +424,10 @@ pub fn real_code_objects() -> Vec<PathBuf> {
     }
     let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
     let built = ["co", "bundle"];
-    collect(&manifest.join("../target/iron"), &built, &mut found);
+    // The workspace's `target/iron`, whichever crate of the workspace compiles this module.
+    for dir in manifest.ancestors() {
+        collect(&dir.join("target/iron"), &built, &mut found);
+    }
     if let Ok(target_dir) = std::env::var("CARGO_TARGET_DIR") {
         collect(&Path::new(&target_dir).join("iron"), &built, &mut found);
         collect(

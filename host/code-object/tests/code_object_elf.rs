@@ -4,7 +4,7 @@
 mod code_object_common;
 
 use code_object_common::*;
-use iron::code_object::{
+use iron_code_object::{
     ArgValueKind, CodeObject, CodeObjectError, CodeObjectVersion, FeatureSetting,
 };
 use rand::{Rng, SeedableRng};

@@ -3,7 +3,7 @@
 mod code_object_common;
 
 use code_object_common::{llvm_tool, run_tool};
-use iron::code_object::{
+use iron_code_object::{
     CodeObjectError, CodeObjectVersion, FeatureSetting, IsaVersion, TargetId, known_processors,
     mach_for_processor, processor_for_mach,
 };

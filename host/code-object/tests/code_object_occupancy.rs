@@ -4,7 +4,7 @@
 mod code_object_common;
 
 use code_object_common::llvm_tool;
-use iron::code_object::occupancy::{
+use iron_code_object::occupancy::{
     KernelResources, Limiter, OccupancyError, known_targets, occupancy, target_limits,
     unified_vgpr_count,
 };

@@ -3,7 +3,7 @@
 mod code_object_common;
 
 use code_object_common::{ElfBuilder, sample_kernels};
-use iron::code_object::{
+use iron_code_object::{
     BUNDLE_ALIGNMENT, BUNDLE_MAGIC, Bundle, BundleEntryId, CodeObjectError, CompressionMethod,
     HOST_ENTRY_ID, TargetId, code_object_for, is_bundle, parse_compressed_header,
 };

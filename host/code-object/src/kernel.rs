@@ -203,10 +203,8 @@ fn check_descriptor(metadata: &KernelMetadata, descriptor: &KernelDescriptor) ->
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::code_object::CodeObject;
-    use crate::code_object::hand_made::{
-        ElfBuilder, arg, descriptor_bytes, kernel_metadata, sample_kernels,
-    };
+    use crate::CodeObject;
+    use crate::hand_made::{ElfBuilder, arg, descriptor_bytes, kernel_metadata, sample_kernels};
 
     /// The sample object's `add` kernel with a kernarg segment of `size` bytes.
     fn with_kernarg_size(size: u32) -> Vec<u8> {

@@ -13,7 +13,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use code_object_common::{ElfBuilder, llvm_tool, real_code_objects, run_tool, sample_kernels};
-use iron::code_object::{Bundle, CodeObject, IsaVersion, KernelArg, KernelMetadata, is_bundle};
+use iron_code_object::{Bundle, CodeObject, IsaVersion, KernelArg, KernelMetadata, is_bundle};
 
 /// One YAML map of `llvm-readobj --notes` output: scalar keys, plus the `.args` list.
 #[derive(Default, Debug)]
@@ -298,7 +298,7 @@ fn check_against_llvm(path: &Path, object: &CodeObject) {
     );
     assert!(headers.contains(&mach), "{context}: {mach}");
     assert_eq!(
-        iron::code_object::TargetId::from_e_flags(flags).unwrap(),
+        iron_code_object::TargetId::from_e_flags(flags).unwrap(),
         *object.target()
     );
     let abi = object.version().number() - 2;
