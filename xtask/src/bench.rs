@@ -5,12 +5,9 @@
 //! emulator throughput (`host/emu/benches/throughput.rs`).
 
 use crate::build;
-use crate::device_build::{self, DeviceCrate};
-use crate::gfx::parse_targets;
-use crate::toolchain::Tools;
 use anyhow::{Result, bail};
+use iron_build::Tools;
 use std::path::Path;
-use std::process::Command;
 
 /// The gfx the host-side benchmarks build code for when no build is there yet.
 const HOST_BENCH_GFX: &str = "gfx950";
@@ -20,7 +17,7 @@ pub fn run(root: &Path, quick: bool) -> Result<()> {
     let tools = Tools::locate()?;
     let iron_dir = build::target_dir(root).join("iron");
     let bench = |package: &str, name: &str, env: &[(&str, &Path)]| -> Result<()> {
-        let mut cargo = Command::new(&tools.cargo);
+        let mut cargo = tools.cargo();
         cargo.args(["bench", "-p", package, "--bench", name]);
         if quick {
             cargo.args(["--", "--quick"]);
@@ -36,9 +33,7 @@ pub fn run(root: &Path, quick: bool) -> Result<()> {
     match hip_gfx() {
         Ok((name, gfx)) => {
             eprintln!("HIP device: {name} ({gfx}); building the library for it");
-            let targets = parse_targets(&gfx, None)?;
-            let library = device_build::library_crate(root);
-            build::build(root, &library, &targets, &iron_dir, false)?;
+            build::device_crate(root, &build::library_dir(root), &gfx, &iron_dir)?;
             bench("xtask", "library", &[("IRON_ARTIFACTS", &iron_dir)])?;
         }
         Err(reason) => eprintln!(
@@ -51,9 +46,7 @@ pub fn run(root: &Path, quick: bool) -> Result<()> {
             "no library build in {}: building {HOST_BENCH_GFX}",
             iron_dir.display()
         );
-        let targets = parse_targets(HOST_BENCH_GFX, None)?;
-        let library = device_build::library_crate(root);
-        build::build(root, &library, &targets, &iron_dir, false)?;
+        build::device_crate(root, &build::library_dir(root), HOST_BENCH_GFX, &iron_dir)?;
     }
     let emu_objects = build::target_dir(root).join("iron/bench-emu");
     build_emulator_kernels(root, &emu_objects)?;
@@ -77,13 +70,13 @@ fn hip_gfx() -> Result<(String, String), String> {
 /// Builds the emulator's Rust test kernels for [`HOST_BENCH_GFX`] as
 /// `<out>/rust_kernels_<gfx>.elf`, the file the throughput benchmark runs.
 fn build_emulator_kernels(root: &Path, out: &Path) -> Result<()> {
-    let krate = DeviceCrate {
-        manifest: root.join("host/emu/tests/data/rust/Cargo.toml"),
-        package: "iron-emu-test-kernels".into(),
-    };
-    let targets = parse_targets(HOST_BENCH_GFX, None)?;
     let built = out.join("rust");
-    build::build(root, &krate, &targets, &built, false)?;
+    build::device_crate(
+        root,
+        &root.join("host/emu/tests/data/rust"),
+        HOST_BENCH_GFX,
+        &built,
+    )?;
     std::fs::copy(
         built.join(HOST_BENCH_GFX).join("kernels.co"),
         out.join(format!("rust_kernels_{HOST_BENCH_GFX}.elf")),

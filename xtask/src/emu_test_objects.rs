@@ -5,10 +5,8 @@
 //! `iron_intrinsics::matrix` (`tests/matrix-probe`).
 
 use crate::build;
-use crate::device_build::DeviceCrate;
-use crate::gfx::parse_targets;
-use crate::toolchain::{Tools, run};
 use anyhow::{Context, Result};
+use iron_build::{Tools, parse_targets};
 use std::path::Path;
 use std::process::Command;
 
@@ -20,24 +18,15 @@ const EMULATED: &str = "gfx90a,gfx942,gfx950,gfx1100,gfx1201,gfx1100:w64,gfx1201
 pub fn build_all(root: &Path, out: &Path) -> Result<()> {
     let data = root.join("host/emu/tests/data");
     std::fs::create_dir_all(out)?;
-    let rust = DeviceCrate {
-        manifest: data.join("rust/Cargo.toml"),
-        package: "iron-emu-test-kernels".into(),
-    };
     let rust_out = out.join("rust");
-    let emulated = parse_targets(EMULATED, None)?;
-    build::build(root, &rust, &emulated, &rust_out, false)?;
-    let matrix_probe = DeviceCrate {
-        manifest: root.join("tests/matrix-probe/Cargo.toml"),
-        package: "matrix-probe".into(),
-    };
-    build::build(
+    build::device_crate(root, &data.join("rust"), EMULATED, &rust_out)?;
+    build::device_crate(
         root,
-        &matrix_probe,
-        &emulated,
+        &root.join("tests/matrix-probe"),
+        EMULATED,
         &out.join("matrix-probe"),
-        false,
     )?;
+    let emulated = parse_targets(EMULATED, None)?;
     for target in emulated {
         let gfx = target.gfx.name;
         let wave64 = target.wave != target.gfx.default_wave();
@@ -51,37 +40,45 @@ pub fn build_all(root: &Path, out: &Path) -> Result<()> {
         if wave64 {
             clang.arg("-mwavefrontsize64");
         }
-        run(clang
-            .args([
-                "-x",
-                "hip",
-                &format!("--offload-arch={gfx}"),
-                "-nogpulib",
-                "-nogpuinc",
-            ])
-            .args(["--cuda-device-only", "--no-gpu-bundle-output", "-O3", "-c"])
-            .arg(data.join("src/hip_kernels.hip"))
-            .arg("-o")
-            .arg(&hip))
+        iron_build::run(
+            clang
+                .args([
+                    "-x",
+                    "hip",
+                    &format!("--offload-arch={gfx}"),
+                    "-nogpulib",
+                    "-nogpuinc",
+                ])
+                .args(["--cuda-device-only", "--no-gpu-bundle-output", "-O3", "-c"])
+                .arg(data.join("src/hip_kernels.hip"))
+                .arg("-o")
+                .arg(&hip),
+        )
         .context("compiling the emulator's HIP test kernels needs clang-22 and lld-22 (Debian)")?;
     }
     let tools = Tools::locate()?;
     let object = out.join("mfma_scale_gfx950.o");
-    run(Command::new(&tools.llc)
-        .args([
-            "-O3",
-            "-mcpu=gfx950",
-            "-filetype=obj",
-            "--amdhsa-code-object-version=5",
-        ])
-        .arg(data.join("src/mfma_scale.ll"))
-        .arg("-o")
-        .arg(&object))?;
-    run(Command::new(&tools.rust_lld)
-        .args(["-flavor", "gnu", "-shared"])
-        .arg(&object)
-        .arg("-o")
-        .arg(out.join("mfma_scale_gfx950.co")))?;
+    iron_build::run(
+        tools
+            .command(&tools.llc)
+            .args([
+                "-O3",
+                "-mcpu=gfx950",
+                "-filetype=obj",
+                "--amdhsa-code-object-version=5",
+            ])
+            .arg(data.join("src/mfma_scale.ll"))
+            .arg("-o")
+            .arg(&object),
+    )?;
+    iron_build::run(
+        tools
+            .command(&tools.rust_lld)
+            .args(["-flavor", "gnu", "-shared"])
+            .arg(&object)
+            .arg("-o")
+            .arg(out.join("mfma_scale_gfx950.co")),
+    )?;
     std::fs::remove_file(object)?;
     Ok(())
 }

@@ -1,8 +1,9 @@
 //! `cargo xtask`: Iron's build, test and inspection commands.
 //!
 //! - `cargo xtask build --gfx <LIST> [--wave 32|64] [--kernels <CRATE_DIR>]`: builds the device
-//!   kernels for each target, writes `target/iron/<target>/kernels.co`, `target/iron/kernels.bundle`
-//!   and `target/iron/manifest.json`, and prints a resource table.
+//!   kernels for each target (through `iron-build`), writes `target/iron/<target>/kernels.co`,
+//!   `target/iron/kernels.bundle` and `target/iron/manifest.json` (another crate's under
+//!   `target/iron/<package>/`), and prints a resource table.
 //! - `cargo xtask test`: builds every target and runs every test of the workspace, the code-object
 //!   checks included.
 //! - `cargo xtask emu run <CODE_OBJECT> --kernel <NAME> --grid .. --block .. [--arg ..]`: runs
@@ -20,19 +21,12 @@
 
 mod bench;
 mod build;
-mod device_build;
 mod emu_args;
 mod emu_run;
 mod emu_test_objects;
-mod gfx;
 mod hip_bindgen;
-mod manifest;
-mod post_lto;
 mod report;
-mod resources;
-mod spec;
 mod test;
-mod toolchain;
 
 use anyhow::Result;
 use clap::{Parser, Subcommand};
@@ -59,7 +53,8 @@ enum Cmd {
         /// Wave size for RDNA targets without their own suffix (CDNA is always 64).
         #[arg(long, value_name = "32|64")]
         wave: Option<u32>,
-        /// Build this device crate instead of the kernel library.
+        /// Build this device crate instead of the kernel library (into
+        /// `<target dir>/iron/<package>` unless --out-dir says otherwise).
         #[arg(long, value_name = "CRATE_DIR")]
         kernels: Option<PathBuf>,
         /// Write the code objects, bundle and manifest here instead of `<target dir>/iron`.
@@ -156,15 +151,16 @@ fn main() {
                 kernels,
                 out_dir,
                 verbose,
-            } => {
-                let targets = gfx::parse_targets(&gfx, wave)?;
-                let krate = match kernels {
-                    Some(dir) => build::external_crate(&dir)?,
-                    None => device_build::library_crate(&root),
-                };
-                let out_dir = out_dir.unwrap_or_else(|| build::target_dir(&root).join("iron"));
-                build::build(&root, &krate, &targets, &out_dir, verbose).map(drop)
-            }
+            } => build::run(
+                &root,
+                build::Request {
+                    gfx,
+                    wave,
+                    kernels: kernels.map(|dir| cwd.join(dir)),
+                    out_dir: out_dir.map(|dir| cwd.join(dir)),
+                    verbose,
+                },
+            ),
             Cmd::Test => test::run_all(&root),
             Cmd::BindgenHip => hip_bindgen::run(&root),
             Cmd::Bench { quick } => bench::run(&root, quick),

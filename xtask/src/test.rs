@@ -3,11 +3,9 @@
 //! named `gpu_*` need an AMD GPU: without one they are skipped, and the summary says why.
 
 use crate::build;
-use crate::device_build;
 use crate::emu_test_objects;
-use crate::gfx::parse_targets;
-use crate::toolchain::Tools;
 use anyhow::{Result, bail};
+use iron_build::Tools;
 use std::path::Path;
 use std::process::Command;
 
@@ -17,30 +15,22 @@ pub const TEST_TARGETS: &str = "all,gfx1100:w64,gfx1201:w64";
 
 /// Runs the whole suite.
 pub fn run_all(root: &Path) -> Result<()> {
-    let targets = parse_targets(TEST_TARGETS, None)?;
     let iron_dir = build::target_dir(root).join("iron");
-    build::build(
-        root,
-        &device_build::library_crate(root),
-        &targets,
-        &iron_dir,
-        false,
-    )?;
+    build::device_crate(root, &build::library_dir(root), TEST_TARGETS, &iron_dir)?;
     let emu_objects = iron_dir.join("emu-tests");
     eprintln!("building the emulator's test kernels");
     emu_test_objects::build_all(root, &emu_objects)?;
     eprintln!("building the walkthrough's kernels (docs/walkthrough.md)");
-    let walkthrough = build::external_crate(&root.join("docs/walkthrough"))?;
-    build::build(
+    build::device_crate(
         root,
-        &walkthrough,
-        &targets,
+        &root.join("docs/walkthrough"),
+        TEST_TARGETS,
         &iron_dir.join("walkthrough"),
-        false,
     )?;
     let tools = Tools::locate()?;
     eprintln!("building the stand-in HIP runtime (a test fixture backed by the emulator)");
-    let status = Command::new(&tools.cargo)
+    let status = tools
+        .cargo()
         .args(["build", "--quiet", "-p", "iron-hip-stand-in"])
         .status()?;
     if !status.success() {
@@ -49,7 +39,7 @@ pub fn run_all(root: &Path) -> Result<()> {
     let stand_in = build::target_dir(root).join("debug/libiron_hip_stand_in.so");
     let no_gpu = missing_gpu_reason();
     eprintln!("running the workspace tests");
-    let mut cargo = Command::new(&tools.cargo);
+    let mut cargo = tools.cargo();
     cargo
         .args([
             "test",
@@ -96,7 +86,8 @@ pub fn run_all(root: &Path) -> Result<()> {
 fn library_bench_through_stand_in(iron_dir: &Path, stand_in: &Path) -> Result<()> {
     eprintln!("the kernel benchmarks once each, small sizes, through the HIP stand-in");
     let tools = Tools::locate()?;
-    let status = Command::new(&tools.cargo)
+    let status = tools
+        .cargo()
         .args(["test", "--quiet", "-p", "xtask", "--bench", "library"])
         .env("IRON_BENCH_SIZES", "small")
         .env("IRON_HIP_LIBRARY", stand_in)
@@ -113,7 +104,8 @@ fn library_bench_through_stand_in(iron_dir: &Path, stand_in: &Path) -> Result<()
 fn docs_build_cleanly() -> Result<()> {
     eprintln!("building the API documentation (cargo doc, warnings denied)");
     let tools = Tools::locate()?;
-    let status = Command::new(&tools.cargo)
+    let status = tools
+        .cargo()
         .args(["doc", "--quiet", "--workspace", "--no-deps"])
         .env("RUSTDOCFLAGS", "-D warnings")
         .status()?;
@@ -133,13 +125,15 @@ const FUZZ_SMOKE_SECONDS: u32 = 10;
 /// the suite.
 fn fuzz_smoke(root: &Path) -> Result<()> {
     let tools = Tools::locate()?;
-    let installed = Command::new(&tools.cargo)
+    let installed = tools
+        .cargo()
         .args(["fuzz", "--version"])
         .output()
         .is_ok_and(|o| o.status.success());
     if !installed {
         eprintln!("installing cargo-fuzz {CARGO_FUZZ_VERSION} (the fuzz smoke run needs it)");
-        let status = Command::new(&tools.cargo)
+        let status = tools
+            .cargo()
             .args([
                 "install",
                 "cargo-fuzz",

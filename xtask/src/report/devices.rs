@@ -165,7 +165,7 @@ pub fn by_name(name: &str) -> Option<&'static Device> {
 mod tests {
     #[test]
     fn every_supported_gfx_has_a_device_and_every_rate_is_positive() {
-        for gfx in crate::gfx::SUPPORTED {
+        for gfx in iron_build::SUPPORTED {
             assert!(super::of_gfx(gfx.name).count() > 0, "{}", gfx.name);
         }
         for d in super::DEVICES {

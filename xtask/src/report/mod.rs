@@ -20,11 +20,10 @@ mod targets;
 mod workloads;
 
 use crate::build;
-use crate::device_build;
-use crate::gfx::{Target, parse_targets};
 use anyhow::{Context, Result, bail};
 use iron::emulator::Emulator;
 use iron::library::Library;
+use iron_build::{Target, parse_targets};
 use kernels::{KernelRow, Scope};
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -94,13 +93,7 @@ pub fn run(root: &Path, options: &Options) -> Result<()> {
         Some(dir) => dir.clone(),
         None => {
             let dir = build::target_dir(root).join("iron");
-            build::build(
-                root,
-                &device_build::library_crate(root),
-                &targets,
-                &dir,
-                false,
-            )?;
+            build::device_crate(root, &build::library_dir(root), &gfx_list, &dir)?;
             dir
         }
     };

@@ -1,6 +1,6 @@
-//! The gfx targets Iron builds for, and how a user names them on the command line.
+//! The gfx targets Iron builds for, and how a user names them (`gfx950`, `gfx1100:w64`, `all`).
 
-use anyhow::{Result, bail};
+use crate::error::{Error, Result, bail};
 use std::fmt;
 
 /// The architecture family of a gfx target.
@@ -109,10 +109,10 @@ fn find_gfx(name: &str) -> Result<Gfx> {
         .find(|g| g.name == name)
         .ok_or_else(|| {
             let known: Vec<_> = SUPPORTED.iter().map(|g| g.name).collect();
-            anyhow::anyhow!(
+            Error::new(format!(
                 "unknown gfx `{name}`: supported targets are {}, or `all`",
                 known.join(", ")
-            )
+            ))
         })
 }
 

@@ -1,9 +1,9 @@
 //! The per-kernel resource rows of the build's table and manifest, read from the code object with
 //! the host crate's reader.
 
-use crate::device_build::BuiltTarget;
-use anyhow::{Context, Result};
-use iron::code_object::{CodeObject, occupancy};
+use crate::compile::CompiledTarget;
+use crate::error::{Context, Result};
+use iron_code_object::{CodeObject, occupancy};
 use serde::Serialize;
 
 /// What one kernel uses on one target.
@@ -40,21 +40,21 @@ pub struct KernelResources {
 }
 
 /// Reads the resource rows of every kernel of a built target.
-pub fn collect(built: &BuiltTarget) -> Result<Vec<KernelResources>> {
-    let bytes = std::fs::read(&built.code_object)?;
-    let co = CodeObject::parse(&bytes)
-        .with_context(|| format!("reading {}", built.code_object.display()))?;
+pub fn collect(built: &CompiledTarget) -> Result<Vec<KernelResources>> {
+    let path = &built.code_object;
+    let bytes = std::fs::read(path).context(|| format!("cannot read {}", path.display()))?;
+    let co = CodeObject::parse(&bytes).context(|| format!("reading {}", path.display()))?;
     let mut rows = Vec::new();
     let gfx = built.target.gfx.name;
     let max_waves = occupancy::target_limits(gfx)
-        .with_context(|| format!("no occupancy limits known for {gfx}"))?
+        .ok_or_else(|| crate::Error::new(format!("no occupancy limits known for {gfx}")))?
         .max_waves_per_simd;
     for kernel in co.kernels() {
         let meta = kernel.metadata();
         let declared = built.bounds.get(&meta.name);
         let agpr = meta.agpr_count.unwrap_or(0);
         let occ = occupancy::occupancy(gfx, &occupancy::KernelResources::from_metadata(meta, 0))
-            .with_context(|| format!("occupancy of `{}` on {gfx}", meta.name))?;
+            .context(|| format!("occupancy of `{}` on {gfx}", meta.name))?;
         rows.push(KernelResources {
             name: meta.name.clone(),
             declared_max_threads: declared.map_or(0, |b| b.max_threads),
