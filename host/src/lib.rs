@@ -9,6 +9,8 @@
 //!   passes before it runs, and kernarg packing.
 //! - [`hip`]: the backend over the HIP runtime. The emulator (`host/emu`) is the other.
 //! - [`library`]: the kernel library (`device/kernels`) as safe, shape-checked calls.
+//! - [`include_kernels!`]: your own kernels, built by your build script with `iron-build`,
+//!   embedded in your binary.
 //!
 //! ```no_run
 //! use iron::{Device, DeviceBuffer, LaunchConfig};
@@ -33,6 +35,7 @@
 /// The code-object reader ([`iron_code_object`]): what every module here builds on.
 pub use iron_code_object as code_object;
 pub mod device;
+mod embed;
 pub mod emulator;
 pub mod hip;
 pub mod launch;
