@@ -44,7 +44,7 @@ use {
     crate::gemm_tile::PlainStep,
     iron_intrinsics::id::{lane_id, wave_id, workgroup_id_x, workgroup_id_y, workitem_id_x},
     iron_intrinsics::lds,
-    iron_intrinsics::matrix::{Accumulate, Fragment, MatrixCore, Mma, d_col},
+    iron_intrinsics::matrix::{Accumulate, Fragment, Mma, d_col},
     iron_intrinsics::sync::workgroup_barrier,
     iron_intrinsics::target::WAVE,
 };

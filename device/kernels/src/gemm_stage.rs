@@ -255,8 +255,10 @@ pub struct CodeOperand<const CHUNKS: usize> {
 }
 
 /// Bytes of an MXFP6 K tile's row (128 codes).
+#[cfg(any(iron_gfx = "gfx942", iron_gfx = "gfx950", iron_gfx = "gfx1201"))]
 const FP6_ROW_BYTES: u32 = 96;
 /// Bytes of an FP6 scale block (32 codes): what one lane of the scaled MFMA reads.
+#[cfg(any(iron_gfx = "gfx942", iron_gfx = "gfx950", iron_gfx = "gfx1201"))]
 const FP6_BLOCK_BYTES: u32 = 24;
 
 /// Where the 24-byte blocks of row `row` of an MXFP6 tile go: block `b` at block `b ^

@@ -165,11 +165,6 @@ pub fn compile(
         .output()
         .context(|| format!("cannot run {}", tools.cargo.display()))?;
     let diagnostics = Diagnostics::read(&String::from_utf8_lossy(&out.stdout));
-    if verbose {
-        for warning in &diagnostics.warnings {
-            eprintln!("{warning}");
-        }
-    }
     if !out.status.success() {
         return Err(compile_error(
             krate,

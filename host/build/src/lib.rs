@@ -43,7 +43,7 @@ pub use error::{Error, Result};
 pub use resources::KernelResources;
 pub use script::{BUNDLE_ENV, TARGET_DIR_ENV};
 pub use target::{Family, Gfx, SUPPORTED, Target, parse_targets};
-pub use toolchain::{COMPONENTS, TOOLCHAIN, Tools, run};
+pub use toolchain::{COMPONENTS, TOOLCHAIN, Tools, outside_command, run};
 
 use compile::{CompiledTarget, DeviceCrate, Layout};
 use error::{Context, bail};
@@ -111,15 +111,16 @@ impl Kernels {
         self
     }
 
-    /// Shows the compiler's whole output, warnings included, instead of its first error only.
+    /// Shows the compiler's whole output as it comes, instead of its first error only (its
+    /// warnings are shown either way, once each).
     pub fn verbose(mut self, verbose: bool) -> Kernels {
         self.verbose = verbose;
         self
     }
 
     /// Builds every target, then writes the bundle and the manifest; prints a progress line
-    /// per target on stderr. In a build script it also prints the `cargo::` directives (rerun
-    /// conditions, the device compiler's warnings, `IRON_KERNELS`).
+    /// per target and the device compiler's warnings on stderr. In a build script the warnings
+    /// go to cargo instead (`cargo::warning`), with the rerun conditions and `IRON_KERNELS`.
     pub fn build(self) -> Result<Built> {
         let script = BuildScript::detect();
         let base = match &script {
@@ -156,22 +157,29 @@ impl Kernels {
         std::fs::create_dir_all(&layout.out_dir)
             .context(|| format!("cannot create {}", layout.out_dir.display()))?;
         let built = build_targets(&tools, &krate, &targets, &layout, self.verbose)?;
-        if let Some(script) = &script {
-            let mut files: Vec<&Path> = vec![&krate.manifest];
-            for compiled in &built.compiled {
-                files.extend(compiled.sources.iter().map(PathBuf::as_path));
+        // A warning shows once, however many targets gave it.
+        let mut warnings: Vec<&String> = built.compiled.iter().flat_map(|c| &c.warnings).collect();
+        warnings.sort();
+        warnings.dedup();
+        match &script {
+            Some(script) => {
+                let mut files: Vec<&Path> = vec![&krate.manifest];
+                for compiled in &built.compiled {
+                    files.extend(compiled.sources.iter().map(PathBuf::as_path));
+                }
+                files.sort();
+                files.dedup();
+                script.rerun_if_changed(files);
+                for warning in warnings {
+                    script.warn(warning);
+                }
+                script.export_bundle(&built.built.bundle);
             }
-            files.sort();
-            files.dedup();
-            script.rerun_if_changed(files);
-            let mut warnings: Vec<&String> =
-                built.compiled.iter().flat_map(|c| &c.warnings).collect();
-            warnings.sort();
-            warnings.dedup();
-            for warning in warnings {
-                script.warn(warning);
+            None => {
+                for warning in warnings {
+                    eprintln!("{warning}");
+                }
             }
-            script.export_bundle(&built.built.bundle);
         }
         Ok(built.built)
     }

@@ -11,6 +11,7 @@
 use super::llvm::{self, WMMA_SPREAD};
 use super::vector::{Accumulator, Bf16Fragment, F16Fragment};
 use super::{MatrixCore, Mma};
+#[cfg(iron_gfx = "gfx1100")]
 use crate::target::WAVE;
 
 /// Elements of A and B per lane of the 16-bit WMMAs: the whole row on gfx11.
