@@ -59,7 +59,7 @@ fn resolving_checks_argument_count_kind_size_and_bounds() {
     );
     assert_eq!(
         resolve_error(vec![kernel_spec("add_f32", ADD_F32_ARGS, true, 1024)]),
-        "kernel add_f32 is declared with max_threads = 256 but its code object allows workgroups of 1024: the code object is stale, rebuild it with `cargo xtask build`"
+        "kernel add_f32 is declared with max_threads = 256 but its code object allows workgroups of 1024: the code object is stale: rebuild it (`cargo build` reruns a build script's iron-build; `cargo xtask build --kernels <crate dir>` another crate; `cargo xtask build --gfx <gfx>` the kernel library)"
     );
     assert_eq!(
         resolve_error(vec![kernel_spec("sum_f32", ADD_F32_ARGS, true, 256)]),

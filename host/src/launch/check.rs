@@ -77,7 +77,7 @@ pub enum LaunchError {
     /// The declaration's launch bounds differ from the code object's: it was built from other
     /// source.
     #[error(
-        "kernel {kernel} is declared with max_threads = {declared} but its code object allows workgroups of {compiled}: the code object is stale, rebuild it with `cargo xtask build`"
+        "kernel {kernel} is declared with max_threads = {declared} but its code object allows workgroups of {compiled}: the code object is stale: rebuild it (`cargo build` reruns a build script's iron-build; `cargo xtask build --kernels <crate dir>` another crate; `cargo xtask build --gfx <gfx>` the kernel library)"
     )]
     StaleBounds {
         /// Kernel name.
