@@ -66,6 +66,7 @@ const OUTPUT: &str = "host/hip-runtime-sys/src/generated.rs";
 
 /// Regenerates the sys crate's bindings from the HIP headers.
 pub fn run(workspace_root: &Path) -> Result<()> {
+    crate::prerequisites::ensure(&[&crate::prerequisites::HIP_HEADERS])?;
     let include_dir = include_dir();
     let version = hip_version(&include_dir)?;
     ensure!(
