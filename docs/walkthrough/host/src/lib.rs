@@ -1,61 +1,23 @@
-//! The host side of the walkthrough (`docs/walkthrough.md`): loads the walkthrough's kernels,
-//! launches them through their typed declarations and checks them against the CPU.
-//!
-//! ```sh
-//! cargo xtask build --kernels docs/walkthrough --gfx gfx950 --out-dir target/iron/walkthrough
-//! cargo run -p iron --example walkthrough
-//! ```
+//! The host side of the walkthrough (`docs/walkthrough.md`): the embedded kernels, launched
+//! through their typed declarations, and the CPU's answers to check them against.
 
-#[allow(
-    dead_code,
-    reason = "the walkthrough loads its own kernels, not the library"
-)]
-mod common;
-
-// The kernel crate is not a dependency of this one (it is not a workspace member), so the host
-// reads its kernel files directly: on the host, `#[kernel]` turns each kernel into a typed
-// declaration and drops its body.
-#[path = "../../docs/walkthrough/src/normalize_rows.rs"]
-mod normalize_rows;
-#[path = "../../docs/walkthrough/src/scale.rs"]
-mod scale;
-
-use std::path::PathBuf;
-use std::process::ExitCode;
-
-use common::{ExampleError, Report};
-use iron::library::Library;
 use iron::{Device, DeviceBuffer, LaunchConfig, Module};
-use normalize_rows::normalize_rows_f32;
-use scale::scale_f32;
+use walkthrough_kernels::normalize_rows::normalize_rows_f32;
+use walkthrough_kernels::scale::scale_f32;
 
-fn main() -> ExitCode {
-    common::main(run)
-}
+/// The kernels, compiled by `build.rs` for every gfx; a device loads the code object of its own.
+pub static KERNELS: &[u8] = iron::include_kernels!();
 
-/// Where the walkthrough's bundle is: `walkthrough/kernels.bundle` in the directory the
-/// library's own build is looked for ([`Library::built_artifacts_dir`]).
-pub fn bundle_path() -> PathBuf {
-    Library::built_artifacts_dir().join("walkthrough/kernels.bundle")
-}
+/// Any error of a launch: a device without a code object for it, a bad size, a fault.
+pub type Error = Box<dyn std::error::Error>;
 
-/// Loads the walkthrough's kernels on `device`, or says in one line how to build them.
-pub fn load(device: &Device) -> Result<Module, ExampleError> {
-    let path = bundle_path();
-    let image = std::fs::read(&path).map_err(|e| {
-        format!(
-            "cannot read {} ({e}): build the walkthrough's kernels with `cargo xtask build \
-             --kernels docs/walkthrough --gfx {} --out-dir {}`",
-            path.display(),
-            device.properties().target.processor,
-            path.parent().unwrap_or(&path).display()
-        )
-    })?;
-    Ok(device.load_module(&image)?)
+/// The kernels on `device`: the module holds the code object of the device's gfx.
+pub fn load(device: &Device) -> Result<Module, Error> {
+    Ok(device.load_module(KERNELS)?)
 }
 
 /// `a * x` on the module's device, with `scale_f32`.
-pub fn scale(module: &Module, a: f32, x: &[f32]) -> Result<Vec<f32>, ExampleError> {
+pub fn scale(module: &Module, a: f32, x: &[f32]) -> Result<Vec<f32>, Error> {
     let device = module.device();
     // The typed kernel: its signature is `fn(f32, *const f32, *mut f32, u32)`, so the launch
     // takes `(f32, &DeviceBuffer<f32>, &mut DeviceBuffer<f32>, u32)` and nothing else.
@@ -81,7 +43,7 @@ pub fn normalize_rows(
     cols: usize,
     block: u32,
     eps: f32,
-) -> Result<Vec<f32>, ExampleError> {
+) -> Result<Vec<f32>, Error> {
     let device = module.device();
     let kernel = module.kernel(normalize_rows_f32)?;
     // The wave size the code object was built for: 64 on CDNA, 32 or 64 on RDNA.
@@ -119,34 +81,4 @@ pub fn normalize_rows_oracle(x: &[f32], cols: usize, eps: f32) -> Vec<f64> {
             row.iter().map(move |&v| f64::from(v) * scale)
         })
         .collect()
-}
-
-/// Runs both walkthrough kernels on `device` and compares with the CPU.
-pub fn run(device: &Device) -> Result<Report, ExampleError> {
-    let module = load(device)?;
-    let (rows, cols, eps) = (64, 1000, 1e-12);
-    let x = common::test_values(rows * cols, 9);
-
-    let halved = scale(&module, 0.5, &x)?;
-    let exact: Vec<f64> = x.iter().map(|&v| f64::from(v) * 0.5).collect();
-    let scale_error = common::max_error(halved.iter().map(|&v| f64::from(v)), &exact);
-
-    let stream = device.default_stream();
-    let mut y = Vec::new();
-    let time = common::timed(&stream, || {
-        y = normalize_rows(&module, &x, cols, 256, eps)?;
-        Ok(())
-    })?;
-    let want = normalize_rows_oracle(&x, cols, eps);
-    let normalize_error = common::max_error(y.iter().map(|&v| f64::from(v)), &want);
-    Ok(Report {
-        operation: "walkthrough (scale_f32, normalize_rows_f32)".into(),
-        shape: format!("[{rows}, {cols}] f32"),
-        device: common::describe(device),
-        time,
-        // Halving is exact; a row's norm is an f32 sum of 1000 squares, then a few roundings
-        // (about 1e-8 here).
-        max_error: scale_error.max(normalize_error),
-        tolerance: 1e-6,
-    })
 }
