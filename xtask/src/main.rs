@@ -25,6 +25,9 @@ mod emu_args;
 mod emu_run;
 mod emu_test_objects;
 mod hip_bindgen;
+mod packaging;
+mod prerequisites;
+mod projects;
 mod report;
 mod test;
 

@@ -1,9 +1,13 @@
-//! `cargo xtask test`: build every target, then run every test of the workspace with the build's
-//! outputs available (the code-object checks and, where a device exists, the kernel runs). Tests
+//! `cargo xtask test`: install what the suite needs and this machine lacks, build every target,
+//! then run every test of the workspace with the build's outputs available (the code-object
+//! checks and, where a device exists, the kernel runs); then the projects that use Iron from
+//! outside the repository, the documentation's code, the packages and a fuzz smoke run. Tests
 //! named `gpu_*` need an AMD GPU: without one they are skipped, and the summary says why.
 
 use crate::build;
 use crate::emu_test_objects;
+use crate::prerequisites::{self, CARGO_FUZZ, CLANG, HIP_RUNTIME};
+use crate::{packaging, projects};
 use anyhow::{Result, bail};
 use iron_build::Tools;
 use std::path::Path;
@@ -13,21 +17,25 @@ use std::process::Command;
 /// targets in wave64.
 pub const TEST_TARGETS: &str = "all,gfx1100:w64,gfx1201:w64";
 
+/// The targets the documentation's kernels are compiled for: one CDNA (wave64), one RDNA (wave32).
+const DOC_BLOCK_TARGETS: &str = "gfx950,gfx1100";
+
 /// Runs the whole suite.
 pub fn run_all(root: &Path) -> Result<()> {
+    prerequisites::ensure(&[&CLANG, &HIP_RUNTIME, &CARGO_FUZZ])?;
+    let tools = Tools::locate()?;
     let iron_dir = build::target_dir(root).join("iron");
     build::device_crate(root, &build::library_dir(root), TEST_TARGETS, &iron_dir)?;
     let emu_objects = iron_dir.join("emu-tests");
     eprintln!("building the emulator's test kernels");
     emu_test_objects::build_all(root, &emu_objects)?;
-    eprintln!("building the walkthrough's kernels (docs/walkthrough.md)");
+    eprintln!("building the kernels of README.md and docs/ for the GPU (tests/doc-blocks)");
     build::device_crate(
         root,
-        &root.join("docs/walkthrough"),
-        TEST_TARGETS,
-        &iron_dir.join("walkthrough"),
+        &root.join("tests/doc-blocks"),
+        DOC_BLOCK_TARGETS,
+        &iron_dir.join("doc-blocks"),
     )?;
-    let tools = Tools::locate()?;
     eprintln!("building the stand-in HIP runtime (a test fixture backed by the emulator)");
     let status = tools
         .cargo()
@@ -78,6 +86,10 @@ pub fn run_all(root: &Path) -> Result<()> {
             strict: true,
         },
     )?;
+    for project in projects::PROJECTS {
+        projects::check(root, project)?;
+    }
+    packaging::check(root)?;
     fuzz_smoke(root)
 }
 
@@ -115,37 +127,12 @@ fn docs_build_cleanly() -> Result<()> {
     Ok(())
 }
 
-/// The cargo-fuzz release the smoke run installs when cargo has none.
-const CARGO_FUZZ_VERSION: &str = "0.13.2";
-
 /// Seconds each fuzz target runs in the smoke run that ends the suite.
 const FUZZ_SMOKE_SECONDS: u32 = 10;
 
 /// Runs every fuzz target briefly (`fuzz/smoke.sh`): a crash, hang or runaway allocation fails
 /// the suite.
 fn fuzz_smoke(root: &Path) -> Result<()> {
-    let tools = Tools::locate()?;
-    let installed = tools
-        .cargo()
-        .args(["fuzz", "--version"])
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !installed {
-        eprintln!("installing cargo-fuzz {CARGO_FUZZ_VERSION} (the fuzz smoke run needs it)");
-        let status = tools
-            .cargo()
-            .args([
-                "install",
-                "cargo-fuzz",
-                "--locked",
-                "--version",
-                CARGO_FUZZ_VERSION,
-            ])
-            .status()?;
-        if !status.success() {
-            bail!("installing cargo-fuzz failed: run `cargo install cargo-fuzz --locked`");
-        }
-    }
     eprintln!("fuzzing every target for {FUZZ_SMOKE_SECONDS} s (fuzz/smoke.sh)");
     let status = Command::new(root.join("fuzz/smoke.sh"))
         .arg(FUZZ_SMOKE_SECONDS.to_string())

@@ -129,15 +129,24 @@ impl Tools {
 }
 
 /// `program` with an environment cleared of the variables cargo and rustup hand to build
-/// scripts and to the programs they run, and with `RUSTUP_TOOLCHAIN` set to [`TOOLCHAIN`].
+/// scripts and to the programs they run (see [`Tools`]), and with `RUSTUP_TOOLCHAIN` set to
+/// [`TOOLCHAIN`].
 fn clean(program: impl AsRef<OsStr>) -> Command {
+    let mut command = outside_command(program);
+    command.env("RUSTUP_TOOLCHAIN", TOOLCHAIN);
+    command
+}
+
+/// `program` with an environment cleared of the variables cargo and rustup hand to build
+/// scripts and to the programs they run: a `cargo` made with it uses the toolchain its directory
+/// chooses (`rust-toolchain.toml`, else rustup's default), as it would in a fresh shell.
+pub fn outside_command(program: impl AsRef<OsStr>) -> Command {
     let mut command = Command::new(program);
     for (name, _) in std::env::vars_os() {
         if name.to_str().is_some_and(inherited) {
             command.env_remove(name);
         }
     }
-    command.env("RUSTUP_TOOLCHAIN", TOOLCHAIN);
     command
 }
 
