@@ -136,7 +136,9 @@ pub fn ensure(prerequisites: &[&Prerequisite]) -> Result<()> {
         if let Install::Cargo { krate, version } = p.install {
             let command = format!("cargo install {krate} --locked --version {version}");
             eprintln!("installing {} ({}): {command}", p.name, p.why);
+            // With the pinned toolchain, the one this machine is known to have.
             let ok = outside_command("cargo")
+                .env("RUSTUP_TOOLCHAIN", iron_build::TOOLCHAIN)
                 .args(["install", krate, "--locked", "--version", version])
                 .status()
                 .is_ok_and(|s| s.success());
@@ -192,15 +194,18 @@ fn install_apt(missing: &[&Prerequisite], packages: &[&str]) -> Result<()> {
             }
             None => Command::new("apt-get"),
         };
-        let status = cmd
+        let out = cmd
             .args(args)
             .env("DEBIAN_FRONTEND", "noninteractive")
-            .stdout(Stdio::null())
-            .status()?;
-        if !status.success() {
+            .output()?;
+        if !out.status.success() {
             bail!(
-                "`apt-get {}` failed ({status}): run `{}{command}` by hand to see why",
+                "`apt-get {}` failed ({}): {}; run `{}{command}` by hand to see why",
                 args.join(" "),
+                out.status,
+                String::from_utf8_lossy(&out.stderr)
+                    .trim()
+                    .replace('\n', "; "),
                 sudo.map_or(String::new(), |s| format!("{s} "))
             );
         }

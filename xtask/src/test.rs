@@ -11,7 +11,6 @@ use crate::{packaging, projects};
 use anyhow::{Result, bail};
 use iron_build::Tools;
 use std::path::Path;
-use std::process::Command;
 
 /// Every target the test suite covers: the five gfx at their default wave size, and the RDNA
 /// targets in wave64.
@@ -134,7 +133,7 @@ const FUZZ_SMOKE_SECONDS: u32 = 10;
 /// the suite.
 fn fuzz_smoke(root: &Path) -> Result<()> {
     eprintln!("fuzzing every target for {FUZZ_SMOKE_SECONDS} s (fuzz/smoke.sh)");
-    let status = Command::new(root.join("fuzz/smoke.sh"))
+    let status = iron_build::outside_command(root.join("fuzz/smoke.sh"))
         .arg(FUZZ_SMOKE_SECONDS.to_string())
         .env("CARGO_TARGET_DIR", build::target_dir(root))
         .status()?;

@@ -29,6 +29,8 @@
 //! compiler fails the host build. Elsewhere (`cargo xtask build --kernels`), paths are taken
 //! from the current directory and [`Kernels::out_dir`] says where to write.
 
+#![deny(missing_docs)]
+
 mod compile;
 mod error;
 mod manifest;

@@ -37,7 +37,7 @@ unsafe fn run<I: Mma>(a: *const u8, b: *const u8, d: *mut f32) {
 ///
 /// # Safety
 /// As for [`run`], and `sa` (`sb`) must hold `K / 32` codes per row of A (column of B).
-#[cfg(target_arch = "amdgpu")]
+#[cfg(all(target_arch = "amdgpu", iron_gfx = "gfx950"))]
 #[inline(always)]
 unsafe fn run_scaled<I: ScaledMma>(
     a: *const u8,
