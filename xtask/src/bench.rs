@@ -6,7 +6,6 @@
 
 use crate::build;
 use anyhow::{Result, bail};
-use iron_build::Tools;
 use std::path::Path;
 
 /// The gfx the host-side benchmarks build code for when no build is there yet.
@@ -14,10 +13,9 @@ const HOST_BENCH_GFX: &str = "gfx950";
 
 /// Runs every benchmark this machine can run; `quick` asks criterion for its short mode.
 pub fn run(root: &Path, quick: bool) -> Result<()> {
-    let tools = Tools::locate()?;
     let iron_dir = build::target_dir(root).join("iron");
     let bench = |package: &str, name: &str, env: &[(&str, &Path)]| -> Result<()> {
-        let mut cargo = tools.cargo();
+        let mut cargo = build::workspace_cargo(root)?;
         cargo.args(["bench", "-p", package, "--bench", name]);
         if quick {
             cargo.args(["--", "--quick"]);

@@ -2,12 +2,23 @@
 //! then the resource table.
 
 use anyhow::Result;
-use iron_build::{Built, Kernels};
+use iron_build::{Built, Kernels, Tools};
 use std::path::{Path, PathBuf};
+use std::process::Command;
 
 /// Cargo's target directory: `CARGO_TARGET_DIR` when set, else `target/` in the workspace.
 pub fn target_dir(root: &Path) -> PathBuf {
     std::env::var_os("CARGO_TARGET_DIR").map_or_else(|| root.join("target"), Into::into)
+}
+
+/// The pinned cargo in the workspace's root, writing to [`target_dir`], with the environment
+/// `cargo xtask` itself was started with cleared (see [`Tools::command`]).
+pub fn workspace_cargo(root: &Path) -> Result<Command> {
+    let mut cargo = Tools::locate()?.cargo();
+    cargo
+        .current_dir(root)
+        .env("CARGO_TARGET_DIR", target_dir(root));
+    Ok(cargo)
 }
 
 /// The kernel library's crate (`device/kernels`).

@@ -3,7 +3,6 @@
 //! package may carry tests, test data or benchmarks. Nothing is published.
 
 use anyhow::{Result, bail};
-use iron_build::Tools;
 
 /// The crates a user depends on, in the order they depend on each other.
 pub const PUBLIC_CRATES: [&str; 9] = [
@@ -24,14 +23,11 @@ pub fn check(root: &std::path::Path) -> Result<()> {
         "packaging the public crates (cargo package: {})",
         PUBLIC_CRATES.join(", ")
     );
-    let tools = Tools::locate()?;
     let selected: Vec<String> = PUBLIC_CRATES
         .iter()
         .map(|c| format!("--package={c}"))
         .collect();
-    let list = tools
-        .cargo()
-        .current_dir(root)
+    let list = crate::build::workspace_cargo(root)?
         .args(["package", "--list", "--allow-dirty", "--quiet"])
         .args(&selected)
         .output()?;
@@ -48,9 +44,7 @@ pub fn check(root: &std::path::Path) -> Result<()> {
     {
         bail!("a package would carry {file}: narrow its crate's `include` list");
     }
-    let status = tools
-        .cargo()
-        .current_dir(root)
+    let status = crate::build::workspace_cargo(root)?
         .args(["package", "--allow-dirty", "--quiet"])
         .args(&selected)
         .status()?;

@@ -9,7 +9,6 @@ use crate::emu_test_objects;
 use crate::prerequisites::{self, CARGO_FUZZ, CLANG, HIP_RUNTIME};
 use crate::{packaging, projects};
 use anyhow::{Result, bail};
-use iron_build::Tools;
 use std::path::Path;
 
 /// Every target the test suite covers: the five gfx at their default wave size, and the RDNA
@@ -22,7 +21,6 @@ const DOC_BLOCK_TARGETS: &str = "gfx950,gfx1100";
 /// Runs the whole suite.
 pub fn run_all(root: &Path) -> Result<()> {
     prerequisites::ensure(&[&CLANG, &HIP_RUNTIME, &CARGO_FUZZ])?;
-    let tools = Tools::locate()?;
     let iron_dir = build::target_dir(root).join("iron");
     build::device_crate(root, &build::library_dir(root), TEST_TARGETS, &iron_dir)?;
     let emu_objects = iron_dir.join("emu-tests");
@@ -36,8 +34,7 @@ pub fn run_all(root: &Path) -> Result<()> {
         &iron_dir.join("doc-blocks"),
     )?;
     eprintln!("building the stand-in HIP runtime (a test fixture backed by the emulator)");
-    let status = tools
-        .cargo()
+    let status = build::workspace_cargo(root)?
         .args(["build", "--quiet", "-p", "iron-hip-stand-in"])
         .status()?;
     if !status.success() {
@@ -46,7 +43,7 @@ pub fn run_all(root: &Path) -> Result<()> {
     let stand_in = build::target_dir(root).join("debug/libiron_hip_stand_in.so");
     let no_gpu = missing_gpu_reason();
     eprintln!("running the workspace tests");
-    let mut cargo = tools.cargo();
+    let mut cargo = build::workspace_cargo(root)?;
     cargo
         .args([
             "test",
@@ -70,8 +67,8 @@ pub fn run_all(root: &Path) -> Result<()> {
     if !status.success() {
         bail!("tests failed");
     }
-    library_bench_through_stand_in(&iron_dir, &stand_in)?;
-    docs_build_cleanly()?;
+    library_bench_through_stand_in(root, &iron_dir, &stand_in)?;
+    docs_build_cleanly(root)?;
     eprintln!(
         "the performance report on every target, small shapes (cargo xtask report --smoke --strict)"
     );
@@ -94,11 +91,9 @@ pub fn run_all(root: &Path) -> Result<()> {
 
 /// Runs the kernel benchmarks (`xtask/benches/library.rs`) once each, at small sizes, on the
 /// HIP stand-in: their device-event timing and launches run here as they would on a GPU.
-fn library_bench_through_stand_in(iron_dir: &Path, stand_in: &Path) -> Result<()> {
+fn library_bench_through_stand_in(root: &Path, iron_dir: &Path, stand_in: &Path) -> Result<()> {
     eprintln!("the kernel benchmarks once each, small sizes, through the HIP stand-in");
-    let tools = Tools::locate()?;
-    let status = tools
-        .cargo()
+    let status = build::workspace_cargo(root)?
         .args(["test", "--quiet", "-p", "xtask", "--bench", "library"])
         .env("IRON_BENCH_SIZES", "small")
         .env("IRON_HIP_LIBRARY", stand_in)
@@ -112,11 +107,9 @@ fn library_bench_through_stand_in(iron_dir: &Path, stand_in: &Path) -> Result<()
 
 /// Builds the workspace's API documentation with every rustdoc warning an error (broken links,
 /// missing docs on public crates).
-fn docs_build_cleanly() -> Result<()> {
+fn docs_build_cleanly(root: &Path) -> Result<()> {
     eprintln!("building the API documentation (cargo doc, warnings denied)");
-    let tools = Tools::locate()?;
-    let status = tools
-        .cargo()
+    let status = build::workspace_cargo(root)?
         .args(["doc", "--quiet", "--workspace", "--no-deps"])
         .env("RUSTDOCFLAGS", "-D warnings")
         .status()?;
