@@ -14,7 +14,7 @@
 //! | missing or too-old HIP runtime | `BackendError::NoDevice` (names `IRON_HIP_LIBRARY`) |
 //! | out-of-bounds access, `s_trap`, never-ending kernel (emulator) | `BackendError::KernelFault`; the device stays usable |
 //!
-//! Finer-grained variants live next to the code: `host/tests/code_object_*.rs` (every
+//! Finer-grained variants live next to the code: `host/code-object/tests/code_object_*.rs` (every
 //! truncation, malformed metadata and bundles), `host/tests/launch_checks.rs` and
 //! `launch_kernarg.rs` (every launch check), `tests/tests/emu_*.rs` (each library method's
 //! shapes), `tests/tests/hip_stand_in.rs` (the same errors through the HIP path), and
