@@ -29,6 +29,11 @@ fn lines(gfx: &str, wave64: bool) -> Vec<String> {
         "v_pk_fma_f16 v1, v2, v3, v4 op_sel:[1,0,1] neg_hi:[0,1,0]".into(),
         "ds_load_2addr_stride64_b64 v[2:5], v1 offset0:3 offset1:200".into(),
         "ds_bpermute_b32 v1, v2, v3 offset:4".into(),
+        // VOP2 with a constant K: a literal src0 shares K's dword.
+        "v_fmaak_f32 v1, 0x40400000, v2, 0x40400000".into(),
+        "v_fmamk_f32 v1, 0x3fc00000, 0x3fc00000, v2".into(),
+        "v_fmamk_f32 v1, v3, 0x3fc00000, v2".into(),
+        "v_fmaak_f16 v1, v2, v3, 0x3c00".into(),
     ];
     if !wave64 {
         l.push("v_dual_fmaak_f32 v1, v2, v3, 0x40400000 :: v_dual_mov_b32 v4, v5".into());
@@ -63,6 +68,9 @@ fn lines(gfx: &str, wave64: bool) -> Vec<String> {
                 "s_wait_loadcnt_dscnt 0x102",
                 "s_barrier_signal -1",
                 "s_barrier_wait 0xffff",
+                "s_fmamk_f32 s1, s2, 0x40400000, s3",
+                "s_fmaak_f32 s1, s2, s3, 0x40400000",
+                "s_fmaak_f32 s1, 0x40400000, s3, 0x40400000",
             ]
             .map(String::from),
         );

@@ -779,3 +779,47 @@ fn saveexec_scc_covers_only_the_waves_lanes() {
     };
     check(&RUNS, body, random(16), 0, |_, _, _, o| eq("scc", o[0], 2));
 }
+
+#[test]
+fn fma_with_a_constant_k_reads_one_literal_and_runs_the_next_instruction() {
+    // A literal src0 and K share one dword: decoding two would swallow the instruction after.
+    let body = |gfx: &str, _| {
+        let mut l = lines(&[
+            "v_fmaak_f32 v4, 0x40400000, v1, 0x40400000",
+            "v_add_nc_u32 v7, 1, v7",
+            "v_fmamk_f32 v5, 0x3fc00000, 0x3fc00000, v2",
+            "v_add_nc_u32 v7, 2, v7",
+        ]);
+        if gfx12(gfx) {
+            l.extend(lines(&[
+                "v_readfirstlane_b32 s12, v1",
+                "v_readfirstlane_b32 s13, v2",
+                "s_fmamk_f32 s14, s12, 0x40400000, s13",
+                "s_fmaak_f32 s15, s12, s13, 0x3fc00000",
+                "s_fmaak_f32 s16, 0x3fc00000, s13, 0x3fc00000",
+                "v_mov_b32 v6, s14",
+                "v_add_f32 v6, s15, v6",
+                "v_add_f32 v6, s16, v6",
+            ]));
+        }
+        l
+    };
+    let mut rng = StdRng::seed_from_u64(17);
+    let inputs: [[u32; 64]; 3] = std::array::from_fn(|_| {
+        std::array::from_fn(|_| rng.random_range(-100.0f32..100.0).to_bits())
+    });
+    check(&RUNS, body, inputs, 0, |gfx, lane, i, o| {
+        let (a, b) = (f32::from_bits(i[0][lane.t]), f32::from_bits(i[1][lane.t]));
+        eq("v_fmaak_f32", o[0], 3.0f32.mul_add(a, 3.0).to_bits())?;
+        eq("v_fmamk_f32", o[1], 1.5f32.mul_add(1.5, b).to_bits())?;
+        eq("the instructions after both ran", o[3], 3)?;
+        if gfx12(gfx) {
+            let first = |k: usize| f32::from_bits(i[k][lane.at(0)]);
+            let (a, b) = (first(0), first(1));
+            // v6 = s16 + (s15 + s14), in that order.
+            let want = 1.5f32.mul_add(b, 1.5) + (a.mul_add(b, 1.5) + a.mul_add(3.0, b));
+            eq("s_fmamk_f32, s_fmaak_f32", o[2], want.to_bits())?;
+        }
+        Ok(())
+    });
+}

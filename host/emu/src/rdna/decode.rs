@@ -283,6 +283,17 @@ impl Decoder<'_> {
         i.dst = Self::sgpr(bits(w, 22, 16), dst);
         i.src[0] = self.ssrc(bits(w, 7, 0), s0, &mut len)?;
         i.src[1] = self.ssrc(bits(w, 15, 8), s1, &mut len)?;
+        // gfx12's scalar FMAs with a constant K: K is the literal dword after the instruction
+        // (shared with a literal source). Operands as LLVM prints them: `s_fmamk_f32 d, s0, K,
+        // s1` (d = s0 * K + s1) and `s_fmaak_f32 d, s0, s1, K` (d = s0 * s1 + K).
+        match op {
+            Op::S_FMAMK_F32 => {
+                i.src[2] = i.src[1];
+                i.src[1] = self.kimm(1, &mut len)?;
+            }
+            Op::S_FMAAK_F32 => i.src[2] = self.kimm(1, &mut len)?,
+            _ => {}
+        }
         i.len = len;
         Ok(i)
     }
@@ -445,13 +456,15 @@ impl Decoder<'_> {
         i.dst = Self::vgpr_field(bits(w, 24, 17), dst, &mut i, 3);
         i.src[1] = Self::vgpr_field(bits(w, 16, 9), s1, &mut i, 1);
         self.vop_src0(&mut i, s0)?;
+        // K is the one literal dword after the instruction; a literal src0 is that same dword
+        // (GFX10+ encodes one literal per instruction, however many operands read it).
         match op {
             Op::V_FMAMK_F32 | Op::V_FMAMK_F16 => {
                 i.src[2] = i.src[1];
-                i.src[1] = self.kimm(i.len as usize / 4, &mut i.len)?;
+                i.src[1] = self.kimm(1, &mut i.len)?;
             }
             Op::V_FMAAK_F32 | Op::V_FMAAK_F16 => {
-                i.src[2] = self.kimm(i.len as usize / 4, &mut i.len)?;
+                i.src[2] = self.kimm(1, &mut i.len)?;
             }
             Op::V_CNDMASK_B32 => i.src[2] = self.vcc(),
             Op::V_ADD_CO_CI_U32 | Op::V_SUB_CO_CI_U32 | Op::V_SUBREV_CO_CI_U32 => {

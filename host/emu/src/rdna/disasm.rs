@@ -184,6 +184,7 @@ impl Printer<'_> {
         } else {
             ops.push(self.operand(&i.src[0], self.spec(1), None));
             ops.push(self.operand(&i.src[1], self.spec(2), None));
+            ops.push(self.operand(&i.src[2], self.spec(2), None));
         }
         self.list(i.op.name(), &ops)
     }

@@ -142,6 +142,10 @@ fn rdna_salu(w: &mut Wave, i: &Instruction) -> Result<Option<Flow>, Fault> {
         Op::S_ADD_F32 => f32_result(w, fa + fb)?,
         Op::S_SUB_F32 => f32_result(w, fa - fb)?,
         Op::S_MUL_F32 => f32_result(w, fa * fb)?,
+        Op::S_FMAMK_F32 | Op::S_FMAAK_F32 => {
+            let c = f32::from_bits(w.scalar(&i.src[2])? as u32);
+            f32_result(w, fa.mul_add(fb, c))?
+        }
         Op::S_FMAC_F32 => {
             let d = f32::from_bits(w.scalar(&i.dst)? as u32);
             f32_result(w, fa.mul_add(fb, d))?
