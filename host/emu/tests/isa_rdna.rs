@@ -823,3 +823,33 @@ fn fma_with_a_constant_k_reads_one_literal_and_runs_the_next_instruction() {
         Ok(())
     });
 }
+
+#[test]
+fn gfx12_waves_find_their_index_in_the_workgroup_in_ttmp8() {
+    for wave64 in [false, true] {
+        let body = [
+            "s_load_b64 s[8:9], s[0:1], 0x0",
+            "s_bfe_u32 s5, ttmp8, 0x50019",
+            "s_lshl_b32 s6, s5, 2",
+            "v_mov_b32 v1, s6",
+            "v_mov_b32 v2, s5",
+            "s_wait_kmcnt 0x0",
+            "global_store_b32 v1, v2, s[8:9]",
+        ];
+        let Some(mut k) = AsmKernel::with_features("gfx1201", wave64, &features("gfx1201"), &body)
+        else {
+            return;
+        };
+        let waves = if wave64 { 4 } else { 8 };
+        let out = k.gpu.memory_mut().alloc(4 * 8, 256).unwrap();
+        k.gpu.memory_mut().write(out, &[0xee; 32]).unwrap();
+        k.run(&Args::default().ptr(out).0, [1, 1, 1], [256, 1, 1])
+            .unwrap_or_else(|e| panic!("wave64={wave64}: {e}"));
+        let got: Vec<u32> = from_bytes(&k.gpu.memory().read_vec(out, 4 * waves).unwrap());
+        assert_eq!(
+            got,
+            (0..waves as u32).collect::<Vec<_>>(),
+            "wave64={wave64}"
+        );
+    }
+}

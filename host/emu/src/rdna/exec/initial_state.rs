@@ -3,8 +3,10 @@
 //! gfx1100 hands the workgroup ids to the kernel as system SGPRs after the user SGPRs, as GFX9 does
 //! (LLVM pads the user SGPR count so that the ids land where a hardware bug needs them: with one
 //! kernarg pointer and only the x id enabled, the id is s15). gfx1201 has architected workgroup ids
-//! instead: x in TTMP9, y and z in the low and high halves of TTMP7. Both targets have architected
-//! flat scratch: the hardware holds the wave's scratch base.
+//! instead: x in TTMP9, y and z in the low and high halves of TTMP7, and the wave's index in its
+//! workgroup in TTMP8 bits 29:25 (what `llvm.amdgcn.wave.id` reads: `s_bfe_u32 s, ttmp8,
+//! 0x50019`). Both targets have architected flat scratch: the hardware holds the wave's scratch
+//! base.
 
 use crate::dispatch::Dispatch;
 use crate::machine::wave::initialize_common;
@@ -13,6 +15,8 @@ use crate::target::Target;
 
 /// Register file index of TTMP7.
 const TTMP7: usize = 108 + 7;
+/// Register file index of TTMP8.
+const TTMP8: usize = 108 + 8;
 /// Register file index of TTMP9.
 const TTMP9: usize = 108 + 9;
 
@@ -31,6 +35,7 @@ pub(crate) fn initialize(
     if target == Target::Gfx1201 {
         w.sgpr[TTMP9] = group[0];
         w.sgpr[TTMP7] = group[1] & 0xffff | group[2] << 16;
+        w.sgpr[TTMP8] = (index & 0x1f) << 25;
     } else {
         let mut put = |w: &mut Wave, v: u32| {
             if s < 106 {
