@@ -853,3 +853,42 @@ fn gfx12_waves_find_their_index_in_the_workgroup_in_ttmp8() {
         );
     }
 }
+
+#[test]
+fn aperture_bases_read_as_64_bits_make_generic_pointers_into_lds() {
+    let body = |gfx: &str, _| {
+        let (wait_store, wait_ds) = if gfx12(gfx) {
+            ("s_wait_storecnt_dscnt 0x0", "s_wait_dscnt 0x0")
+        } else {
+            ("s_waitcnt vmcnt(0) lgkmcnt(0)", "s_waitcnt lgkmcnt(0)")
+        };
+        lines(&[
+            "s_mov_b64 s[12:13], src_shared_base",
+            "s_mov_b32 s14, src_shared_base",
+            "s_mov_b64 s[16:17], src_private_base",
+            "v_add_nc_u32 v8, s12, v20",
+            "v_mov_b32 v9, s13",
+            "flat_store_b32 v[8:9], v1",
+            wait_store,
+            "ds_load_b32 v4, v20",
+            wait_ds,
+            "v_mov_b32 v5, s12",
+            "v_or_b32 v5, s16, v5",
+            "v_mov_b32 v6, s13",
+            "v_mov_b32 v7, s14",
+        ])
+    };
+    check(&RUNS, body, random(41), 256, |_, lane, i, o| {
+        eq(
+            "the LDS store through the generic pointer",
+            o[0],
+            i[0][lane.t],
+        )?;
+        eq("low dwords of the 64-bit aperture bases", o[1], 0)?;
+        eq("the high dword is the 32-bit read", o[2], o[3])?;
+        if o[2] == 0 {
+            return Err("no aperture".into());
+        }
+        Ok(())
+    });
+}

@@ -1291,3 +1291,43 @@ fn scalar_atomics_read_modify_write_memory() {
         assert_eq!(out[192], 77, "{gfx} cmpswap result");
     }
 }
+
+#[test]
+fn aperture_bases_read_as_64_bits_make_generic_pointers_into_lds() {
+    // As a 64-bit operand, src_shared_base is the whole aperture base (low dword 0); as a 32-bit
+    // one, its high dword. A generic pointer built from it reaches LDS.
+    let body = [
+        "s_mov_b64 s[12:13], src_shared_base",
+        "s_mov_b32 s14, src_shared_base",
+        "s_mov_b64 s[16:17], src_private_base",
+        "v_add_u32 v8, s12, v20",
+        "v_mov_b32 v9, s13",
+        "flat_store_dword v[8:9], v1",
+        "s_waitcnt vmcnt(0) lgkmcnt(0)",
+        "ds_read_b32 v4, v20",
+        "s_waitcnt lgkmcnt(0)",
+        "v_mov_b32 v5, s12",
+        "v_or_b32 v5, s16, v5",
+        "v_mov_b32 v6, s13",
+        "v_mov_b32 v7, s14",
+    ];
+    for gfx in GFX {
+        let inputs = random(31);
+        let out = run_with_lds(gfx, &body, &inputs, 256);
+        for l in 0..64 {
+            assert_eq!(
+                out[0][l], inputs[0][l],
+                "{gfx} lane {l}: the LDS store through the generic pointer"
+            );
+            assert_eq!(
+                out[1][l], 0,
+                "{gfx} lane {l}: low dwords of the 64-bit aperture bases"
+            );
+            assert_eq!(
+                out[2][l], out[3][l],
+                "{gfx} lane {l}: the high dword is the 32-bit read"
+            );
+            assert_ne!(out[2][l], 0, "{gfx} lane {l}: an aperture");
+        }
+    }
+}

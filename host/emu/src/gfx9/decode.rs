@@ -179,9 +179,11 @@ impl Decoder<'_> {
             256..=511 => OperandKind::Vgpr((code - 256) as u8),
             _ => OperandKind::Special(Special::Reserved(code)),
         };
+        // Constants are one dword whatever they feed; a special source keeps the operand's width
+        // (a 64-bit read of an aperture base is the whole base).
         let dwords = if matches!(
             kind,
-            OperandKind::Inline { .. } | OperandKind::Literal { .. } | OperandKind::Special(_)
+            OperandKind::Inline { .. } | OperandKind::Literal { .. }
         ) {
             1
         } else {

@@ -141,7 +141,7 @@ impl Wave {
                 }
             }
             OperandKind::Inline { value, .. } | OperandKind::Literal { value, .. } => Ok(value),
-            OperandKind::Special(s) => Ok(self.special(s)),
+            OperandKind::Special(s) => Ok(self.special(s, o.dwords >= 2)),
             OperandKind::None => Ok(0),
             OperandKind::Vgpr(_) | OperandKind::Agpr(_) => Err(Fault::Register(
                 "vector register used as a scalar operand".into(),
@@ -158,10 +158,23 @@ impl Wave {
         }
     }
 
-    pub fn special(&self, s: Special) -> u64 {
+    /// A special source's value, read as a 64-bit operand when `wide`. The apertures' bases and
+    /// limits are 64-bit addresses whose high dword alone a 32-bit read gives (AMDGPUUsage:
+    /// `src_shared_base` is the high half of the LDS aperture's base; LLVM reads the whole base
+    /// with `s_mov_b64 s[n:n+1], src_shared_base`).
+    pub fn special(&self, s: Special, wide: bool) -> u64 {
+        let aperture = |hi: u32, limit: bool| {
+            if wide {
+                u64::from(hi) << 32 | if limit { 0xffff_ffff } else { 0 }
+            } else {
+                u64::from(hi)
+            }
+        };
         match s {
-            Special::SharedBase | Special::SharedLimit => u64::from(SHARED_APERTURE_HI),
-            Special::PrivateBase | Special::PrivateLimit => u64::from(PRIVATE_APERTURE_HI),
+            Special::SharedBase => aperture(SHARED_APERTURE_HI, false),
+            Special::SharedLimit => aperture(SHARED_APERTURE_HI, true),
+            Special::PrivateBase => aperture(PRIVATE_APERTURE_HI, false),
+            Special::PrivateLimit => aperture(PRIVATE_APERTURE_HI, true),
             Special::FlatScratchBaseLo => self.flat_scratch() & 0xffff_ffff,
             Special::FlatScratchBaseHi => self.flat_scratch() >> 32,
             Special::Vccz => u64::from(self.vcc() == 0),

@@ -206,8 +206,10 @@ impl Decoder<'_> {
             256..=511 => OperandKind::Vgpr((code - 256) as u8),
             _ => OperandKind::Special(Special::Reserved(code)),
         };
+        // Constants are one dword whatever they feed; a special source keeps the operand's width
+        // (a 64-bit read of an aperture base is the whole base).
         let dwords = match kind {
-            OperandKind::Sgpr(_) | OperandKind::Vgpr(_) => spec.dwords(),
+            OperandKind::Sgpr(_) | OperandKind::Vgpr(_) | OperandKind::Special(_) => spec.dwords(),
             _ => 1,
         };
         Ok(Operand::new(kind, dwords))
