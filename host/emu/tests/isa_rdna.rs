@@ -892,3 +892,42 @@ fn aperture_bases_read_as_64_bits_make_generic_pointers_into_lds() {
         Ok(())
     });
 }
+
+#[test]
+fn mixed_precision_fma_reads_inline_constants_as_f16_in_f16_slots() {
+    let body = |_: &str, _| {
+        lines(&[
+            "v_fma_mix_f32 v4, v1, 1.0, v2 op_sel_hi:[1,1,0]",
+            "v_fma_mix_f32 v5, 0.5, v1, -2.0 op_sel:[0,1,0] op_sel_hi:[1,1,1]",
+            "v_fma_mix_f32 v6, v1, 1.0, v2 op_sel_hi:[1,0,0]",
+            "v_mov_b32 v7, v3",
+            "v_fma_mixlo_f16 v7, v1, 4.0, 0.5 op_sel_hi:[1,1,1]",
+        ])
+    };
+    let mut inputs = halves(61);
+    let mut rng = StdRng::seed_from_u64(62);
+    inputs[1] = std::array::from_fn(|_| rng.random_range(-100.0f32..100.0).to_bits());
+    check(&RUNS, body, inputs, 0, |_, lane, i, o| {
+        let (a, f, c) = (i[0][lane.t], i[1][lane.t], i[2][lane.t]);
+        let lo = f64::from(h(a & 0xffff));
+        let hi = f64::from(h(a >> 16));
+        let f = f64::from(f32::from_bits(f));
+        eq(
+            "f16 x 1.0 + f32",
+            o[0],
+            (lo.mul_add(1.0, f) as f32).to_bits(),
+        )?;
+        eq(
+            "0.5 x f16 + -2.0",
+            o[1],
+            (0.5f64.mul_add(hi, -2.0) as f32).to_bits(),
+        )?;
+        eq(
+            "f16 x f32 1.0 + f32",
+            o[2],
+            (lo.mul_add(1.0, f) as f32).to_bits(),
+        )?;
+        let want = half::f16::from_f64(lo.mul_add(4.0, 0.5)).to_bits();
+        eq("mixlo", o[3], c & 0xffff_0000 | u32::from(want))
+    });
+}

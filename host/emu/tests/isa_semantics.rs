@@ -1331,3 +1331,40 @@ fn aperture_bases_read_as_64_bits_make_generic_pointers_into_lds() {
         }
     }
 }
+
+/// Random f16 pairs (no NaN or infinity) in v1, random f32 in v2 and v3.
+fn mixed_inputs(seed: u64) -> [[u32; 64]; 3] {
+    let mut rng = StdRng::seed_from_u64(seed);
+    let mut half = || u32::from(f16::from_f32(rng.random_range(-8.0f32..8.0)).to_bits());
+    let pairs = std::array::from_fn(|_| half() | half() << 16);
+    let mut rng = StdRng::seed_from_u64(seed + 1);
+    let f = std::array::from_fn(|_| rng.random_range(-100.0f32..100.0).to_bits());
+    let g = std::array::from_fn(|_| rng.random_range(-100.0f32..100.0).to_bits());
+    [pairs, f, g]
+}
+
+/// The f32 result of a mixed FMA with f16 or f32 inputs, rounded once.
+fn mix(a: f64, b: f64, c: f64) -> f32 {
+    a.mul_add(b, c) as f32
+}
+
+#[test]
+fn mixed_precision_fma_reads_inline_constants_as_f16_in_f16_slots() {
+    let body = [
+        "v_fma_mix_f32 v4, v1, 1.0, v2 op_sel_hi:[1,1,0]",
+        "v_fma_mix_f32 v5, 0.5, v1, -2.0 op_sel:[0,1,0] op_sel_hi:[1,1,1]",
+        "v_fma_mix_f32 v6, v1, 1.0, v2 op_sel_hi:[1,0,0]",
+        "v_mov_b32 v7, v3",
+        "v_fma_mixlo_f16 v7, v1, 4.0, 0.5 op_sel_hi:[1,1,1]",
+    ];
+    check_all(&body, mixed_inputs(51), |_, i, o| {
+        let lo = f64::from(f16::from_bits(i[0] as u16).to_f32());
+        let hi = f64::from(f16::from_bits((i[0] >> 16) as u16).to_f32());
+        let f = f64::from(f32::from_bits(i[1]));
+        same_f32(o[0], mix(lo, 1.0, f))?;
+        same_f32(o[1], mix(0.5, hi, -2.0))?;
+        same_f32(o[2], mix(lo, 1.0, f))?;
+        let want = f16::from_f64(lo.mul_add(4.0, 0.5)).to_bits();
+        eq(o[3], i[2] & 0xffff_0000 | u32::from(want))
+    });
+}

@@ -859,21 +859,27 @@ pub(crate) fn inline_float(code: u16, spec: OperandSpec) -> u64 {
         0xc010_0000_0000_0000,
         0x3fc4_5f30_6dc9_c882,
     ];
-    const F16: [u16; 9] = [
-        0x3800, 0xb800, 0x3c00, 0xbc00, 0x4000, 0xc000, 0x4400, 0xc400, 0x3118,
-    ];
     let k = usize::from(code - 240);
     let f16 = matches!(
         spec.ty,
         NumType::PackedFloat | NumType::PackedInt | NumType::PackedBFloat
     ) || spec.bits == 16;
     if f16 {
-        u64::from(F16[k])
+        u64::from(inline_f16(code))
     } else if spec.bits == 64 && !matches!(spec.ty, NumType::PackedFloat32) {
         F64[k]
     } else {
         u64::from(F32[k])
     }
+}
+
+/// The f16 encoding of inline float constant `code` (240..=248): what a 16-bit operand reads,
+/// in its low half (the high half is 0).
+pub(crate) fn inline_f16(code: u16) -> u16 {
+    const F16: [u16; 9] = [
+        0x3800, 0xb800, 0x3c00, 0xbc00, 0x4000, 0xc000, 0x4400, 0xc400, 0x3118,
+    ];
+    F16[usize::from(code - 240)]
 }
 
 /// Value of a 32-bit literal for an operand of shape `spec`.

@@ -1,7 +1,8 @@
 //! Packed math (VOP3P): two 16-bit or two 32-bit lanes per register with op_sel/op_sel_hi and
 //! neg_lo/neg_hi, the mixed-precision FMA, dot products, and accumulation register moves.
 
-use super::super::inst::Instruction;
+use super::super::decode::inline_f16;
+use super::super::inst::{Instruction, OperandKind};
 use super::super::opcodes::Op;
 use super::Wave;
 use super::valu::{Lanes, read_operand};
@@ -165,6 +166,16 @@ pub(crate) fn execute(w: &mut Wave, i: &Instruction) -> Result<(), Fault> {
             }
         }
         V_FMA_MIX_F32 | V_FMA_MIXLO_F16 | V_FMA_MIXHI_F16 => {
+            // An inline float constant in an f16 slot is its f16 encoding in the low half, not
+            // the low half of its f32 encoding.
+            for (k, o) in i.src.iter().enumerate() {
+                if let OperandKind::Inline { code, .. } = o.kind
+                    && (240..=248).contains(&code)
+                    && m.op_sel_hi >> k & 1 == 1
+                {
+                    s[k].fill(u64::from(inline_f16(code)));
+                }
+            }
             for l in 0..64 {
                 // op_sel_hi[k] says source k is f16 (op_sel[k] then picks its half); else f32.
                 let x = |k: usize| -> f64 {
