@@ -1368,3 +1368,26 @@ fn mixed_precision_fma_reads_inline_constants_as_f16_in_f16_slots() {
         eq(o[3], i[2] & 0xffff_0000 | u32::from(want))
     });
 }
+
+#[test]
+fn dpp_row_newbcast_broadcasts_a_lane_of_each_row() {
+    let body = [
+        "v_mov_b32 v4, 0x77",
+        "v_mov_b32_dpp v4, v1 row_newbcast:3 row_mask:0xf bank_mask:0xf",
+        "v_mov_b32 v5, 0x77",
+        "v_add_u32_dpp v5, v1, v2 row_newbcast:15 row_mask:0x5 bank_mask:0xf",
+        "v_mov_b32 v6, 0",
+        "v_mov_b32 v7, 0",
+    ];
+    let input = random(71);
+    check_all(&body, input, |l, i, o| {
+        let (row, v) = (l / 16, &input[0]);
+        eq(o[0], v[row * 16 + 3])?;
+        let want = if row % 2 == 0 {
+            v[row * 16 + 15].wrapping_add(i[1])
+        } else {
+            0x77
+        };
+        eq(o[1], want)
+    });
+}

@@ -698,6 +698,7 @@ impl Printer<'_> {
             0x141 => "row_half_mirror".into(),
             0x142 => "row_bcast:15".into(),
             0x143 => "row_bcast:31".into(),
+            0x150..=0x15f => format!("row_newbcast:{}", c & 0xf),
             _ => format!("<invalid dpp_ctrl {c:#x}>"),
         };
         write!(

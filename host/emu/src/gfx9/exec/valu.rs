@@ -181,6 +181,8 @@ pub(crate) fn dpp_source(c: u16, l: usize) -> Option<usize> {
         0x141 => Some(row + (r & 8) + 7 - (r & 7)),
         0x142 => (row > 0).then(|| row - 1),
         0x143 => (l >= 32).then_some(31),
+        // row_newbcast:n (gfx90a and later): lane n of each row to the whole row.
+        0x150..=0x15f => Some(row + n),
         _ => None,
     }
 }
