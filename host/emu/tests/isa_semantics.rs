@@ -1391,3 +1391,114 @@ fn dpp_row_newbcast_broadcasts_a_lane_of_each_row() {
         eq(o[1], want)
     });
 }
+
+/// The 64 x 3 input dwords as one little-endian byte string (what the `in` buffer holds).
+fn input_bytes(inputs: &[[u32; 64]; 3]) -> Vec<u8> {
+    inputs
+        .iter()
+        .flatten()
+        .flat_map(|v| v.to_le_bytes())
+        .collect()
+}
+
+/// The dword at byte `at` of `bytes`, 0 past its end (out of a buffer's range).
+fn dword_at(bytes: &[u8], at: usize) -> u32 {
+    bytes
+        .get(at..at + 4)
+        .map_or(0, |b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+}
+
+#[test]
+fn buffer_loads_with_the_lds_bit_write_lds_at_m0() {
+    // s[12:15]: a buffer over the 768 input bytes. Each load's lane l writes LDS at
+    // M0 + inst_offset + l * 4 (the data goes nowhere else).
+    let body = [
+        "s_mov_b32 s12, s10",
+        "s_mov_b32 s13, s11",
+        "s_mov_b32 s14, 768",
+        "s_mov_b32 s15, 0x27000",
+        "v_mov_b32 v4, 0x77",
+        "s_mov_b32 m0, 0",
+        "buffer_load_dword v20, s[12:15], 0 offen lds",
+        "s_mov_b32 m0, 256",
+        "buffer_load_dword v20, s[12:15], 0 offen offset:256 lds",
+        "s_waitcnt vmcnt(0)",
+        "v_mov_b32 v6, v4",
+        "ds_read_b32 v4, v20",
+        "ds_read_b32 v5, v20 offset:512",
+        "v_mov_b32 v7, 0",
+        "s_waitcnt lgkmcnt(0)",
+    ];
+    for gfx in GFX {
+        let inputs = random(81);
+        let out = run_with_lds(gfx, &body, &inputs, 1024);
+        for l in 0..64 {
+            assert_eq!(out[0][l], inputs[0][l], "{gfx} lane {l}: M0 = 0");
+            assert_eq!(
+                out[1][l], inputs[1][l],
+                "{gfx} lane {l}: M0 = 256, offset:256"
+            );
+            assert_eq!(out[2][l], 0x77, "{gfx} lane {l}: the VGPR is not written");
+        }
+    }
+}
+
+#[test]
+fn gfx950_wide_loads_to_lds_write_every_dword_of_each_lane() {
+    // Memory offset (l & 31) * 16 (+ inst_offset); LDS at M0 + inst_offset + l * 16 (dwordx4) or
+    // l * 12 (dwordx3). The buffer holds 400 bytes: the lanes past it write zeros.
+    let body = [
+        "s_mov_b32 s12, s10",
+        "s_mov_b32 s13, s11",
+        "s_mov_b32 s14, 400",
+        "s_mov_b32 s15, 0x27000",
+        "v_and_b32 v21, 31, v0",
+        "v_lshlrev_b32 v21, 4, v21",
+        "v_lshlrev_b32 v22, 4, v0",
+        "v_mul_u32_u24 v23, 12, v0",
+        "s_mov_b32 m0, 0",
+        "buffer_load_dwordx4 v21, s[12:15], 0 offen lds",
+        "s_movk_i32 m0, 0x400",
+        "global_load_lds_dwordx4 v21, s[10:11]",
+        "s_movk_i32 m0, 0x800",
+        "global_load_lds_dwordx3 v21, s[10:11] offset:4",
+        "s_waitcnt vmcnt(0)",
+        "ds_read_b128 v[8:11], v22",
+        "ds_read_b128 v[12:15], v22 offset:1024",
+        "v_add_u32 v23, 0x804, v23",
+        "ds_read_b96 v[16:18], v23",
+        "s_waitcnt lgkmcnt(0)",
+        "v_xor_b32 v4, v8, v9",
+        "v_xor_b32 v4, v4, v10",
+        "v_xor_b32 v4, v4, v11",
+        "v_xor_b32 v5, v12, v13",
+        "v_xor_b32 v5, v5, v14",
+        "v_xor_b32 v5, v5, v15",
+        "v_xor_b32 v6, v16, v17",
+        "v_xor_b32 v6, v6, v18",
+        "v_mov_b32 v7, v10",
+    ];
+    let inputs = random(91);
+    let out = run_with_lds("gfx950", &body, &inputs, 3072);
+    let bytes = input_bytes(&inputs);
+    for l in 0..64 {
+        let at = (l & 31) * 16;
+        let word = |k: usize, limit: usize| {
+            if at + 4 * k + 4 <= limit {
+                dword_at(&bytes, at + 4 * k)
+            } else {
+                0
+            }
+        };
+        let x4 = |limit| (0..4).fold(0, |x, k| x ^ word(k, limit));
+        assert_eq!(
+            out[0][l],
+            x4(400),
+            "lane {l}: buffer_load_dwordx4 lds (range 400)"
+        );
+        assert_eq!(out[1][l], x4(768), "lane {l}: global_load_lds_dwordx4");
+        let x3 = (0..3).fold(0, |x, k| x ^ dword_at(&bytes, at + 4 + 4 * k));
+        assert_eq!(out[2][l], x3, "lane {l}: global_load_lds_dwordx3 offset:4");
+        assert_eq!(out[3][l], word(2, 400), "lane {l}: the third dword itself");
+    }
+}

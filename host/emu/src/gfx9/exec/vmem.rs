@@ -314,7 +314,13 @@ pub(crate) fn execute(ctx: &mut Ctx<'_>, w: &mut Wave, i: &Instruction) -> Resul
     if i.format == Format::Mtbuf || formatted()[i.op as usize] {
         return super::buffer_format::execute(ctx, w, i);
     }
-    let access = accesses()[i.op as usize].ok_or(Fault::Unsupported)?;
+    let access = match accesses()[i.op as usize].ok_or(Fault::Unsupported)? {
+        // A MUBUF load with the `lds` bit writes LDS at M0 instead of its VGPRs.
+        Access::Load { bytes, signed, .. } if i.format == Format::Mubuf && i.fields.lds => {
+            Access::LoadLds { bytes, signed }
+        }
+        access => access,
+    };
     let class = match access {
         Access::Load { .. } | Access::LoadLds { .. } => InstructionClass::VmemLoad,
         Access::Store { .. } => InstructionClass::VmemStore,
@@ -362,13 +368,21 @@ pub(crate) fn execute(ctx: &mut Ctx<'_>, w: &mut Wave, i: &Instruction) -> Resul
                 extend(&buf, bytes, signed, &mut out[l]);
             }
             Access::LoadLds { bytes, signed } => {
+                // LDS_ADDR = M0 + inst_offset + lane * (the dwords each lane loads, at least
+                // one: bytes and shorts arrive extended to a dword), the CDNA3/CDNA4 guides'
+                // "Memory Buffer Load to LDS".
                 let mut buf = [0u8; 16];
                 read_bytes(ctx, place, l, &mut buf[..bytes as usize])?;
                 let mut v = [0u32; 4];
                 extend(&buf, bytes, signed, &mut v);
+                let width = bytes.max(4) as usize;
                 let m0 = u64::from(w.sgpr[usize::from(super::super::decode::M0)]);
-                let at = m0 + i.fields.imm.max(0) as u64 + l as u64 * 4;
-                write_lds(ctx, at, &v[0].to_le_bytes())?;
+                let at = m0 + i.fields.imm.max(0) as u64 + (l * width) as u64;
+                let mut data = [0u8; 16];
+                for (k, word) in v.iter().enumerate() {
+                    data[4 * k..4 * k + 4].copy_from_slice(&word.to_le_bytes());
+                }
+                write_lds(ctx, at, &data[..width])?;
             }
             Access::Store { bytes, hi } => {
                 let mut buf = [0u8; 16];
