@@ -1444,6 +1444,10 @@ fn buffer_loads_with_the_lds_bit_write_lds_at_m0() {
 }
 
 #[test]
+#[allow(
+    clippy::needless_range_loop,
+    reason = "lane l's four outputs and its offsets"
+)]
 fn gfx950_wide_loads_to_lds_write_every_dword_of_each_lane() {
     // Memory offset (l & 31) * 16 (+ inst_offset); LDS at M0 + inst_offset + l * 16 (dwordx4) or
     // l * 12 (dwordx3). The buffer holds 400 bytes: the lanes past it write zeros.
