@@ -34,6 +34,12 @@ fn lines(gfx: &str, wave64: bool) -> Vec<String> {
         "v_fmamk_f32 v1, 0x3fc00000, 0x3fc00000, v2".into(),
         "v_fmamk_f32 v1, v3, 0x3fc00000, v2".into(),
         "v_fmaak_f16 v1, v2, v3, 0x3c00".into(),
+        "s_denorm_mode 15".into(),
+        "s_denorm_mode 0".into(),
+        "s_round_mode 3".into(),
+        "s_load_b32 s1, s[2:3], -0x8".into(),
+        "s_load_b64 s[4:5], s[2:3], s6 offset:-0x10".into(),
+        "s_buffer_load_b32 s1, s[4:7], 0x40".into(),
     ];
     if !wave64 {
         l.push("v_dual_fmaak_f32 v1, v2, v3, 0x40400000 :: v_dual_mov_b32 v4, v5".into());

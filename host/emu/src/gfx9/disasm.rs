@@ -471,19 +471,21 @@ impl Printer<'_> {
             OperandKind::Sgpr(r) if probe => imm_field(u16::from(r)),
             _ => self.operand(&i.dst, spec),
         };
+        // The 21-bit offset is signed, except on the buffer forms (unsigned, as LLVM prints).
+        let offset = if name.starts_with("s_buffer_") || f.imm >= 0 {
+            hex(u64::from(f.imm as u32 & 0x1f_ffff))
+        } else {
+            format!("-{}", hex(u64::from(f.imm.unsigned_abs())))
+        };
         let mut ops = vec![first, self.operand(&i.src[0], self.spec(1))];
         if i.src[1].is_some() {
             ops.push(self.operand(&i.src[1], self.spec(2)));
         } else if f.smem_imm {
-            ops.push(hex(u64::from(f.imm as u32 & 0x1f_ffff)));
+            ops.push(offset.clone());
         }
         self.list(name, &ops)?;
         if f.soffset_en && f.smem_imm {
-            write!(
-                self.out,
-                " offset:{}",
-                hex(u64::from(f.imm as u32 & 0x1f_ffff))
-            )?;
+            write!(self.out, " offset:{offset}")?;
         }
         let discard = matches!(i.op, Op::S_DCACHE_DISCARD | Op::S_DCACHE_DISCARD_X2);
         if f.glc && !probe && !discard {

@@ -236,6 +236,7 @@ impl Printer<'_> {
             Op::S_DELAY_ALU => delay_alu(imm),
             Op::S_SENDMSG | Op::S_SENDMSGHALT => sendmsg(imm),
             Op::S_NOP | Op::S_SETHALT | Op::S_TRAP | Op::S_SLEEP | Op::S_SETPRIO => imm_field(imm),
+            Op::S_DENORM_MODE => imm.to_string(),
             _ if name.starts_with("s_branch") || name.starts_with("s_cbranch") => imm.to_string(),
             _ => hex(u64::from(imm)),
         };
@@ -250,9 +251,15 @@ impl Printer<'_> {
             let d = self.operand(&i.dst, self.spec(0), None);
             return self.list(name, &[d]);
         }
-        let offset = hex(u64::from(
-            f.imm as u32 & if self.gfx12 { 0xff_ffff } else { 0x1f_ffff },
-        ));
+        // The offset is signed (21 bits, gfx12 24), except on the buffer forms (unsigned, as LLVM
+        // prints them).
+        let offset = if name.starts_with("s_buffer_") || f.imm >= 0 {
+            hex(u64::from(
+                f.imm as u32 & if self.gfx12 { 0xff_ffff } else { 0x1f_ffff },
+            ))
+        } else {
+            format!("-{}", hex(u64::from(f.imm.unsigned_abs())))
+        };
         let mut ops = vec![
             self.operand(&i.dst, self.spec(0), None),
             self.operand(&i.src[0], self.spec(1), None),
