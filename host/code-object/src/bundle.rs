@@ -38,17 +38,20 @@ pub struct BundleEntryId {
 
 impl BundleEntryId {
     /// Parses `<kind>-<arch>-<vendor>-<os>-<env>[-<target id>]`; an older three-part triple
-    /// followed directly by a `gfx` target id (`hip-amdgcn-amd-amdhsa-gfx906`) is accepted too.
+    /// followed directly by a `gfx` target id (`hip-amdgcn-amd-amdhsa-gfx906`), and a triple
+    /// without its environment (`host-x86_64-unknown-linux`, as ROCm 5's bundler writes the
+    /// host entry), are accepted too.
     pub fn parse(text: &str) -> Result<BundleEntryId> {
         let bad = || CodeObjectError::BadBundleEntryId(text.to_owned());
         let parts: Vec<&str> = text.splitn(6, '-').collect();
-        if parts.len() < 5 || parts[..4].iter().any(|p| p.is_empty()) {
+        if parts.len() < 4 || parts[..4].iter().any(|p| p.is_empty()) {
             return Err(bad());
         }
         let (environment, target) = match parts.as_slice() {
             [_, _, _, _, env, target] => (*env, Some(*target)),
             [_, _, _, _, last] if last.starts_with("gfx") => ("", Some(*last)),
             [_, _, _, _, env] => (*env, None),
+            [_, _, _, _] => ("", None),
             _ => return Err(bad()),
         };
         let target_id = match target.filter(|t| !t.is_empty()) {

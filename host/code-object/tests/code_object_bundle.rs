@@ -212,12 +212,18 @@ fn entry_ids() {
     assert_eq!(host, BundleEntryId::host());
     let old = BundleEntryId::parse("hip-amdgcn-amd-amdhsa-gfx906").unwrap();
     assert_eq!(old.target_id, Some(TargetId::new("gfx906")));
+    // ROCm 5's bundler (Debian's rocSPARSE, rocRAND) writes the host triple without its
+    // environment.
+    let rocm5_host = BundleEntryId::parse("host-x86_64-unknown-linux").unwrap();
+    assert_eq!(rocm5_host.triple, "x86_64-unknown-linux-");
+    assert!(!rocm5_host.is_amdgpu());
     let generic = BundleEntryId::parse("hipv4-amdgcn-amd-amdhsa--gfx11-generic").unwrap();
     assert_eq!(generic.target_id.unwrap().processor, "gfx11-generic");
     for bad in [
         "",
         "hip",
         "hip-amdgcn",
+        "hip-amdgcn-amd",
         "hip--amd-amdhsa--gfx950",
         "hip-amdgcn-amd-amdhsa--gfx942:bogus+",
     ] {
