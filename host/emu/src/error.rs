@@ -86,7 +86,8 @@ pub enum EmuError {
         wave: u32,
         /// Address of the instruction.
         pc: u64,
-        /// The instruction, disassembled (empty if it could not be decoded).
+        /// The instruction, disassembled (empty if it could not be decoded: the fault then
+        /// names its words).
         instruction: String,
         /// What went wrong.
         fault: Fault,
@@ -107,11 +108,18 @@ impl fmt::Display for EmuError {
                 pc,
                 instruction,
                 fault,
-            } => write!(
-                f,
-                "kernel `{kernel}`: {fault} in workgroup ({}, {}, {}) wave {wave} at pc {pc:#x}: `{instruction}`",
-                workgroup[0], workgroup[1], workgroup[2]
-            ),
+            } => {
+                write!(
+                    f,
+                    "kernel `{kernel}`: {fault} in workgroup ({}, {}, {}) wave {wave} at pc {pc:#x}",
+                    workgroup[0], workgroup[1], workgroup[2]
+                )?;
+                if instruction.is_empty() {
+                    Ok(())
+                } else {
+                    write!(f, ": `{instruction}`")
+                }
+            }
         }
     }
 }

@@ -698,13 +698,33 @@ fn faults_name_the_instruction() {
         return;
     };
     k.gpu.set_instruction_budget(1000);
-    assert!(matches!(
-        k.run(&[0; 16], [1, 1, 1], [64, 1, 1]),
-        Err(EmuError::Execution {
-            fault: Fault::BudgetExceeded(1000),
-            ..
-        })
-    ));
+    let e = k.run(&[0; 16], [1, 1, 1], [64, 1, 1]).unwrap_err();
+    assert!(
+        matches!(
+            e,
+            EmuError::Execution {
+                fault: Fault::BudgetExceeded(1000),
+                ..
+            }
+        ),
+        "{e}"
+    );
+    // The message names the instruction the wave was about to run.
+    assert!(e.to_string().ends_with(": `s_branch 65535`"), "{e}");
+
+    // Words that decode to nothing: the fault names them, with no empty instruction after.
+    let Some(mut k) = AsmKernel::new("gfx950", &[".long 0xffffffff", ".long 0xffffffff"]) else {
+        return;
+    };
+    let e = k
+        .run(&[0; 16], [1, 1, 1], [64, 1, 1])
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("unknown instruction encoding 0xffffffff 0xffffffff"),
+        "{e}"
+    );
+    assert!(!e.contains("``"), "{e}");
 
     let Some(mut k) = AsmKernel::new("gfx950", &["v_mov_b32 v1, 0x10000", "ds_read_b32 v2, v1"])
     else {

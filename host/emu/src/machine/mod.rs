@@ -345,7 +345,13 @@ fn run_group<I: Isa>(
                     fault,
                 };
                 if *executed >= budget {
-                    return Err(fail(Fault::BudgetExceeded(budget), String::new()));
+                    let next = program
+                        .index_of(pc, ctx.wave)
+                        .map(|index| {
+                            I::disassemble(ctx.target, program.instruction(ctx.wave, index))
+                        })
+                        .unwrap_or_default();
+                    return Err(fail(Fault::BudgetExceeded(budget), next));
                 }
                 *executed += 1;
                 let index = program
