@@ -229,6 +229,7 @@ fn fault_advice(fault: &Fault) -> &'static str {
         Fault::UnknownEncoding { .. } | Fault::Unsupported => {
             "; the emulator cannot run this code: check that the code object is for this gfx"
         }
+        Fault::NotExecuted(_) => "; run this kernel on a GPU",
         Fault::PcOutOfCode => "; the kernel branched outside its code",
         Fault::Register(_) => "",
     }

@@ -49,6 +49,9 @@ ENCODINGS = {
     "MUBUF": (["MUBUFOp"], 128),
     "MTBUF": (["MTBUFOp"], 16),
     "VOP3PX2": (["VOP3PX2Op"], 128),
+    # Image instructions (gfx90a): absent from AMD's CDNA4 data, named by LLVM; the decoder takes
+    # their operands from the encoding's fields (dmask, d16, the resource size).
+    "MIMG": ([], 128),
 }
 # LLVM decodes VOP3PX2 (a scale-loading VOP3P word pair followed by an MFMA word pair) only as a pair,
 # so the probe cannot see it; on the targets whose data describes it, AMD's table is used directly.
@@ -110,6 +113,11 @@ ELEMENT_BITS = {"f32": 32, "f16": 16, "bf16": 16, "i8": 8, "f64": 64}
 # LLVM also reads a few packed sources as plain 32-bit operands (their constants print as 32-bit).
 OPERAND_FIXES = {
     "v_ldexp_f16": {"src1": (32, "Sint", "Src")},
+    # The global wave sync instructions (absent from AMD's CDNA4 data) that take a value: in the
+    # address field, as LLVM encodes it.
+    "ds_gws_init": {"src0": (32, "Int", "Vgpr")},
+    "ds_gws_barrier": {"src0": (32, "Int", "Vgpr")},
+    "ds_gws_sema_br": {"src0": (32, "Int", "Vgpr")},
     "v_sat_pk_u8_i16": {"src0": (32, "Int", "Src")},
     "v_dot2c_i32_i16": {"src0": (32, "Int", "Src"), "src1": (32, "Int", "Src")},
 }

@@ -63,7 +63,10 @@ def probes():
     for op in range(256):
         for data0, data1, vdst in FIELD_COMBOS:
             for addr in (2, 0):
-                out.append(("DS", op, [(0b110110 << 26) | (op << 17), addr | (4 * data0 << 8) | (6 * data1 << 16) | (8 * vdst << 24)]))
+                # With the gds bit too: LLVM decodes the GWS instructions only with it.
+                for gds in (0, 1):
+                    out.append(("DS", op, [(0b110110 << 26) | (op << 17) | (gds << 16),
+                                           addr | (4 * data0 << 8) | (6 * data1 << 16) | (8 * vdst << 24)]))
     for seg, name in ((0, "FLAT"), (1, "SCRATCH"), (2, "GLOBAL")):
         for op in range(128):
             for data, _, vdst in FIELD_COMBOS[:4]:
@@ -74,6 +77,9 @@ def probes():
         out.append(("MUBUF", op, [(0b111000 << 26) | (op << 18), 0]))
     for op in range(16):
         out.append(("MTBUF", op, [(0b111010 << 26) | (op << 15) | (1 << 12) | (4 << 19), 2 | (4 << 8) | (1 << 16) | (0x80 << 24)]))
+    for op in range(128):  # MIMG (gfx90a): dmask 0xf, v[4:7] <- v2, s[4:11], with and without a sampler
+        for ssamp in (0, 3):
+            out.append(("MIMG", op, [(0b111100 << 26) | (op << 18) | (0xF << 8), 2 | (4 << 8) | (1 << 16) | (ssamp << 21)]))
     return out
 
 

@@ -53,6 +53,9 @@ pub enum Fault {
     /// A decodable instruction the emulator does not execute.
     #[error("unsupported instruction")]
     Unsupported,
+    /// A whole class of instructions the emulator decodes and prints but does not execute.
+    #[error("{0} are not executed by the emulator")]
+    NotExecuted(&'static str),
     /// An instruction names a register that does not exist or is of the wrong kind.
     #[error("invalid register operand: {0}")]
     Register(String),

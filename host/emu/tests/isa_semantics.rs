@@ -712,6 +712,33 @@ fn faults_name_the_instruction() {
     // The message names the instruction the wave was about to run.
     assert!(e.to_string().ends_with(": `s_branch 65535`"), "{e}");
 
+    // Instructions decoded and printed but not executed fail with what they are.
+    for (gfx, line, what) in [
+        (
+            "gfx90a",
+            "image_load v[0:3], v4, s[0:7] dmask:0xf unorm",
+            "image instructions",
+        ),
+        (
+            "gfx942",
+            "ds_gws_barrier v2 offset:4 gds",
+            "global wave sync",
+        ),
+    ] {
+        let Some(mut k) = AsmKernel::new(gfx, &[line]) else {
+            return;
+        };
+        let e = k
+            .run(&[0; 16], [1, 1, 1], [64, 1, 1])
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains(what) && e.contains("are not executed by the emulator"),
+            "{e}"
+        );
+        assert!(e.ends_with(&format!(": `{line}`")), "{e}");
+    }
+
     // Words that decode to nothing: the fault names them, with no empty instruction after.
     let Some(mut k) = AsmKernel::new("gfx950", &[".long 0xffffffff", ".long 0xffffffff"]) else {
         return;

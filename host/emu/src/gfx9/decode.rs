@@ -120,6 +120,7 @@ impl Decoder<'_> {
             0b11_0111 => self.flat(),
             0b11_1000 => self.mubuf(),
             0b11_1010 => self.mtbuf(),
+            0b11_1100 => self.mimg(),
             _ => Err(self.unknown()),
         }
     }
@@ -742,6 +743,49 @@ impl Decoder<'_> {
         f.nfmt = bits(w, 25, 23) as u8;
         f.scc = bit(w1, 21);
         f.slc = bit(w1, 22);
+        Ok(i)
+    }
+
+    /// An image instruction (gfx90a; LLVM's layout): vdata's width follows dmask (halved by d16),
+    /// vaddr prints as one register (its count depends on the resource), srsrc is 8 SGPRs.
+    fn mimg(&self) -> Result<Instruction, DecodeError> {
+        use super::inst::mimg;
+        let w = self.w0;
+        let w1 = self.word(1)?;
+        let op = self.op(self.tables.mimg, bits(w, 24, 18))?;
+        let mut i = self.base(op, Format::Mimg, 8);
+        let f = &mut i.fields;
+        f.dmask = bits(w, 11, 8) as u8;
+        f.glc = bit(w, 13);
+        f.slc = bit(w, 25);
+        f.acc = bit(w, 16);
+        f.mimg_flags = [
+            (bit(w, 12), mimg::UNORM),
+            (bit(w, 14), mimg::DA),
+            (bit(w, 15), mimg::A16),
+            (bit(w, 17), mimg::LWE),
+            (bit(w1, 31), mimg::D16),
+        ]
+        .iter()
+        .filter(|(set, _)| *set)
+        .fold(0, |flags, (_, flag)| flags | flag);
+        let components = f.dmask.count_ones().max(1) as u8;
+        let dwords = if f.mimg_flags & mimg::D16 != 0 {
+            components.div_ceil(2)
+        } else {
+            components
+        };
+        let data = if f.acc {
+            OperandKind::Agpr(bits(w1, 15, 8) as u8)
+        } else {
+            OperandKind::Vgpr(bits(w1, 15, 8) as u8)
+        };
+        i.dst = Operand::new(data, dwords);
+        i.src[0] = Operand::new(OperandKind::Vgpr(bits(w1, 7, 0) as u8), 1);
+        i.src[1] = Operand::new(OperandKind::Sgpr((bits(w1, 20, 16) * 4) as u8), 8);
+        if bits(w1, 25, 21) != 0 {
+            i.src[2] = Operand::new(OperandKind::Sgpr((bits(w1, 25, 21) * 4) as u8), 4);
+        }
         Ok(i)
     }
 

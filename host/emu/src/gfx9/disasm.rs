@@ -283,6 +283,7 @@ impl Printer<'_> {
             Format::Ds => self.ds(),
             Format::Flat | Format::Global | Format::Scratch => self.flat(),
             Format::Mubuf | Format::Mtbuf => self.buffer(),
+            Format::Mimg => self.mimg(),
         }
     }
 
@@ -932,6 +933,46 @@ impl Printer<'_> {
         self.cache_bits();
         if f.lds {
             self.out.push_str(" lds");
+        }
+        Ok(())
+    }
+}
+
+impl Printer<'_> {
+    /// An image instruction as LLVM prints it for gfx90a: `vdata, vaddr, srsrc[, ssamp]`, then
+    /// dmask, unorm, the cache bits, a16, lwe, da and d16.
+    fn mimg(&mut self) -> fmt::Result {
+        use super::inst::mimg;
+        let i = self.inst;
+        let f = i.fields;
+        let reg = |o: &Operand| match o.kind {
+            OperandKind::Vgpr(r) => reg_range('v', r, o.dwords),
+            OperandKind::Agpr(r) => reg_range('a', r, o.dwords),
+            OperandKind::Sgpr(r) => sgpr_range(r, o.dwords),
+            _ => String::new(),
+        };
+        let ops: Vec<String> = [i.dst, i.src[0], i.src[1], i.src[2]]
+            .iter()
+            .filter(|o| o.is_some())
+            .map(reg)
+            .collect();
+        self.list(i.op.name(), &ops)?;
+        if f.dmask != 0 {
+            write!(self.out, " dmask:{:#x}", f.dmask)?;
+        }
+        if f.mimg_flags & mimg::UNORM != 0 {
+            self.out.push_str(" unorm");
+        }
+        self.cache_bits();
+        for (flag, name) in [
+            (mimg::A16, " a16"),
+            (mimg::LWE, " lwe"),
+            (mimg::DA, " da"),
+            (mimg::D16, " d16"),
+        ] {
+            if f.mimg_flags & flag != 0 {
+                self.out.push_str(name);
+            }
         }
         Ok(())
     }

@@ -43,6 +43,8 @@ pub enum Format {
     Mubuf,
     /// Typed buffer memory.
     Mtbuf,
+    /// Image memory (gfx90a): decoded and printed, not executed.
+    Mimg,
 }
 
 impl Format {
@@ -249,6 +251,24 @@ pub struct Fields {
     pub dfmt: u8,
     /// MTBUF: number format.
     pub nfmt: u8,
+    /// MIMG: which of the four components are read or written.
+    pub dmask: u8,
+    /// MIMG: the address bits of [`Fields::mimg_flags`] (unorm, da, a16, lwe, d16).
+    pub mimg_flags: u8,
+}
+
+/// Bits of [`Fields::mimg_flags`].
+pub mod mimg {
+    /// Unnormalized texture coordinates.
+    pub const UNORM: u8 = 1;
+    /// The resource is an array (`da`).
+    pub const DA: u8 = 2;
+    /// 16-bit addresses.
+    pub const A16: u8 = 4;
+    /// LOD warning enable.
+    pub const LWE: u8 = 8;
+    /// 16-bit data (two components per register).
+    pub const D16: u8 = 16;
 }
 
 /// A decoded instruction.

@@ -104,6 +104,7 @@ pub struct OpcodeTables {
     pub(crate) mubuf: &'static [Option<Op>],
     pub(crate) mtbuf: &'static [Option<Op>],
     pub(crate) vop3px2: &'static [Option<Op>],
+    pub(crate) mimg: &'static [Option<Op>],
 }
 
 impl OpcodeTables {

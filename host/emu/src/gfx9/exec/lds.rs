@@ -142,7 +142,9 @@ fn ds_kind(rest: &str) -> Option<DsKind> {
 pub(crate) fn execute(ctx: &mut Ctx<'_>, w: &mut Wave, i: &Instruction) -> Result<(), Fault> {
     ctx.count(InstructionClass::Lds);
     if i.fields.gds {
-        return Err(Fault::Unsupported);
+        return Err(Fault::NotExecuted(
+            "global data share and global wave sync instructions (gds, ds_gws_*)",
+        ));
     }
     let kind = kinds()[i.op as usize].ok_or(Fault::Unsupported)?;
     let exec = w.exec();

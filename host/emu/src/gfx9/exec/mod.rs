@@ -166,5 +166,8 @@ fn execute_instruction(ctx: &mut Ctx<'_>, w: &mut Wave, i: &Instruction) -> Resu
             vmem::execute(ctx, w, i)?;
             Ok(Flow::Next)
         }
+        Format::Mimg => Err(Fault::NotExecuted(
+            "image instructions (MIMG: texture sampling, image loads, stores and atomics)",
+        )),
     }
 }
