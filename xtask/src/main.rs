@@ -29,6 +29,7 @@ mod packaging;
 mod prerequisites;
 mod projects;
 mod report;
+mod rocm_corpus;
 mod test;
 
 use anyhow::Result;

@@ -7,7 +7,7 @@
 use crate::build;
 use crate::emu_test_objects;
 use crate::prerequisites::{self, CARGO_FUZZ, CLANG, HIP_RUNTIME};
-use crate::{packaging, projects};
+use crate::{packaging, projects, rocm_corpus};
 use anyhow::{Result, bail};
 use std::path::Path;
 
@@ -20,12 +20,19 @@ const DOC_BLOCK_TARGETS: &str = "gfx950,gfx1100";
 
 /// Runs the whole suite.
 pub fn run_all(root: &Path) -> Result<()> {
-    prerequisites::ensure(&[&CLANG, &HIP_RUNTIME, &CARGO_FUZZ])?;
+    prerequisites::ensure(&[
+        &CLANG,
+        &HIP_RUNTIME,
+        &CARGO_FUZZ,
+        &rocm_corpus::ROCM_LIBRARIES,
+    ])?;
     let iron_dir = build::target_dir(root).join("iron");
     build::device_crate(root, &build::library_dir(root), TEST_TARGETS, &iron_dir)?;
     let emu_objects = iron_dir.join("emu-tests");
     eprintln!("building the emulator's test kernels");
     emu_test_objects::build_all(root, &emu_objects)?;
+    let corpus = rocm_corpus::dir(&iron_dir);
+    rocm_corpus::extract(&corpus)?;
     eprintln!("building the kernels of README.md and docs/ for the GPU (tests/doc-blocks)");
     build::device_crate(
         root,
@@ -56,6 +63,7 @@ pub fn run_all(root: &Path) -> Result<()> {
         .env("IRON_REQUIRE_TOOLS", "1")
         .env("IRON_HIP_STAND_IN", &stand_in)
         .env("IRON_EMU_TEST_OBJECTS", &emu_objects)
+        .env("IRON_EMU_CORPUS", &corpus)
         .env("IRON_CODE_OBJECT_DIR", &iron_dir);
     if no_gpu.is_some() {
         cargo.args(["--skip", GPU_TEST_PREFIX]);
