@@ -4,7 +4,7 @@
 use super::{CodeObject, normalize, objdump_wave, read_code_object};
 use iron_emu::{KernelDescriptor, Target, WaveSize, gfx9, rdna};
 use std::collections::BTreeMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// What one gfx's code objects gave.
 #[derive(Clone, Copy, Debug, Default)]
@@ -56,7 +56,12 @@ pub fn compare(paths: &[PathBuf]) -> Comparison {
     let parts: Vec<Comparison> = std::thread::scope(|s| {
         let workers: Vec<_> = paths
             .chunks(chunk)
-            .map(|part| s.spawn(move || part.iter().fold(Comparison::default(), one)))
+            .map(|part| {
+                s.spawn(move || {
+                    part.iter()
+                        .fold(Comparison::default(), |acc, p| one(acc, p))
+                })
+            })
             .collect();
         workers.into_iter().map(|w| w.join().unwrap()).collect()
     });
@@ -76,7 +81,7 @@ pub fn compare(paths: &[PathBuf]) -> Comparison {
 }
 
 /// Adds the code object at `path` to `acc`.
-fn one(mut acc: Comparison, path: &PathBuf) -> Comparison {
+fn one(mut acc: Comparison, path: &Path) -> Comparison {
     let Some(co) = read_code_object(path) else {
         acc.skipped.push(format!(
             "{}: not an AMDGPU ELF with a .text",
