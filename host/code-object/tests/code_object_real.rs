@@ -41,6 +41,8 @@ fn parse_readobj_notes(text: &str) -> ReadobjMetadata {
     let mut doc = ReadobjMetadata::default();
     let mut in_doc = false;
     let mut section = "";
+    // The kernel field whose list the indented items belong to (`.args`, `.language_version`, ...).
+    let mut list = String::new();
     for line in text.lines() {
         let trimmed = line.trim_end();
         if trimmed.ends_with("AMDGPU Metadata: ---") {
@@ -77,13 +79,17 @@ fn parse_readobj_notes(text: &str) -> ReadobjMetadata {
                     doc.kernels.push(YamlKernel::default());
                 }
                 let kernel = doc.kernels.last_mut().expect("a kernel item");
-                if indent == 6 && starts_item {
+                if indent <= 4 {
+                    list = key_value(trimmed).map(|(k, _)| k).unwrap_or_default();
+                }
+                let in_args = list == ".args";
+                if indent == 6 && starts_item && in_args {
                     kernel.args.push(BTreeMap::new());
                 }
                 let Some((key, value)) = key_value(trimmed) else {
                     continue;
                 };
-                if key == ".args" {
+                if key == ".args" || (indent >= 6 && !in_args) {
                     continue;
                 }
                 if indent >= 6 {
