@@ -23,6 +23,13 @@ pub fn check(root: &std::path::Path) -> Result<()> {
         "packaging the public crates (cargo package: {})",
         PUBLIC_CRATES.join(", ")
     );
+    // The verification builds Iron's crates as registry packages, which cargo never rebuilds at
+    // the same version: an earlier run's build would stand in for today's sources. So it gets
+    // a target directory of its own, emptied first.
+    let target_dir = crate::build::target_dir(root).join("packaging");
+    if target_dir.is_dir() {
+        std::fs::remove_dir_all(&target_dir)?;
+    }
     let selected: Vec<String> = PUBLIC_CRATES
         .iter()
         .map(|c| format!("--package={c}"))
@@ -45,6 +52,7 @@ pub fn check(root: &std::path::Path) -> Result<()> {
         bail!("a package would carry {file}: narrow its crate's `include` list");
     }
     let status = crate::build::workspace_cargo(root)?
+        .env("CARGO_TARGET_DIR", &target_dir)
         .args(["package", "--allow-dirty", "--quiet"])
         .args(&selected)
         .status()?;
