@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{SLOT_DWORDS, assemble_with, llvm_tool, normalize, objdump_wave, words_to_elf};
+use common::{compare_hand_written, llvm_tool};
 use iron_emu::{Target, gfx9};
 
 /// Instruction lines per target, each assembled alone.
@@ -56,41 +56,18 @@ fn hand_written_gfx9_instructions_disassemble_like_llvm_objdump() {
         common::skip("llc/llvm-objdump not found (install the llvm-tools component)");
         return;
     }
-    let dir = std::env::temp_dir().join(format!("iron-emu-disasm-gfx9-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
     let mut compared = 0;
     let mut mismatches = Vec::new();
     for target in [Target::Gfx90a, Target::Gfx942, Target::Gfx950] {
-        let gfx = target.name();
-        let mut slots = Vec::new();
-        for line in lines(target) {
-            let text = assemble_with(gfx, &[], &[line]).unwrap();
-            let words: Vec<u32> = text
-                .chunks_exact(4)
-                .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-                .collect();
-            let inst = gfx9::decode(target, &words)
-                .unwrap_or_else(|e| panic!("{gfx}: `{line}` does not decode: {e}"));
-            slots.push(words[..usize::from(inst.len) / 4].to_vec());
-        }
-        let elf = words_to_elf(gfx, &slots, &dir);
-        let llvm: std::collections::HashMap<u64, String> = objdump_wave(&elf, gfx, false)
-            .into_iter()
-            .map(|l| (l.address, l.text))
-            .collect();
-        for (k, words) in slots.iter().enumerate() {
-            let want = &llvm[&((k * SLOT_DWORDS * 4) as u64)];
-            let ours = normalize(&gfx9::disassemble(
-                target,
-                &gfx9::decode(target, words).unwrap(),
-            ));
-            compared += 1;
-            if &ours != want {
-                mismatches.push(format!("{gfx}: llvm `{want}` ours `{ours}`"));
-            }
-        }
+        let lines: Vec<String> = lines(target).into_iter().map(String::from).collect();
+        let (n, m) = compare_hand_written(target.name(), &[], false, &lines, |words| {
+            gfx9::decode(target, words)
+                .map(|i| (usize::from(i.len), gfx9::disassemble(target, &i)))
+                .map_err(|e| e.to_string())
+        });
+        compared += n;
+        mismatches.extend(m);
     }
-    let _ = std::fs::remove_dir_all(&dir);
     for m in &mismatches {
         eprintln!("{m}");
     }

@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{SLOT_DWORDS, assemble_with, llvm_tool, normalize, objdump_wave, words_to_elf};
+use common::{compare_hand_written, llvm_tool};
 use iron_emu::{Target, WaveSize, rdna};
 
 /// Instruction lines per target, each assembled alone.
@@ -165,8 +165,6 @@ fn hand_written_rdna_instructions_disassemble_like_llvm_objdump() {
         common::skip("llc/llvm-objdump not found (install the llvm-tools component)");
         return;
     }
-    let dir = std::env::temp_dir().join(format!("iron-emu-disasm-rdna-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
     let mut compared = 0;
     let mut mismatches = Vec::new();
     for (target, wave64) in [
@@ -175,44 +173,26 @@ fn hand_written_rdna_instructions_disassemble_like_llvm_objdump() {
         (Target::Gfx1100, true),
         (Target::Gfx1201, true),
     ] {
-        let gfx = target.name();
         let wave = if wave64 {
             WaveSize::Wave64
         } else {
             WaveSize::Wave32
         };
         let features: &[&str] = if wave64 { &["+wavefrontsize64"] } else { &[] };
-        let mut slots = Vec::new();
-        for line in lines(gfx, wave64) {
-            let text = assemble_with(gfx, features, &[line.as_str()]).unwrap();
-            let words: Vec<u32> = text
-                .chunks_exact(4)
-                .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-                .collect();
-            let inst = rdna::decode(target, wave, &words)
-                .unwrap_or_else(|e| panic!("{gfx}: `{line}` does not decode: {e}"));
-            slots.push(words[..usize::from(inst.len) / 4].to_vec());
-        }
-        let elf = words_to_elf(gfx, &slots, &dir);
-        let llvm: std::collections::HashMap<u64, String> = objdump_wave(&elf, gfx, wave64)
-            .into_iter()
-            .map(|l| (l.address, l.text))
-            .collect();
-        for (k, words) in slots.iter().enumerate() {
-            let want = &llvm[&((k * SLOT_DWORDS * 4) as u64)];
-            let ours = normalize(&rdna::disassemble(
-                target,
-                &rdna::decode(target, wave, words).unwrap(),
-            ));
-            compared += 1;
-            if &ours != want {
-                mismatches.push(format!(
-                    "{gfx} wave64={wave64}: llvm `{want}` ours `{ours}`"
-                ));
-            }
-        }
+        let (n, m) = compare_hand_written(
+            target.name(),
+            features,
+            wave64,
+            &lines(target.name(), wave64),
+            |words| {
+                rdna::decode(target, wave, words)
+                    .map(|i| (usize::from(i.len), rdna::disassemble(target, &i)))
+                    .map_err(|e| e.to_string())
+            },
+        );
+        compared += n;
+        mismatches.extend(m);
     }
-    let _ = std::fs::remove_dir_all(&dir);
     for m in &mismatches {
         eprintln!("{m}");
     }

@@ -253,7 +253,7 @@ pub struct Fields {
     pub nfmt: u8,
     /// MIMG: which of the four components are read or written.
     pub dmask: u8,
-    /// MIMG: the address bits of [`Fields::mimg_flags`] (unorm, da, a16, lwe, d16).
+    /// MIMG: unorm, da, a16, lwe and d16, as the bits of [`mimg`].
     pub mimg_flags: u8,
 }
 

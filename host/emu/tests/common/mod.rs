@@ -502,3 +502,49 @@ impl AsmKernel {
         self.gpu.dispatch(&d)
     }
 }
+
+/// Assembles each of `lines` alone for `gfx` (with `features`), decodes it with `decode` (its
+/// length in bytes and its text, or why it does not decode) and compares the text with what
+/// `llvm-objdump` prints for the same words. Returns how many were compared and the mismatches.
+pub fn compare_hand_written(
+    gfx: &str,
+    features: &[&str],
+    wave64: bool,
+    lines: &[String],
+    decode: impl Fn(&[u32]) -> Result<(usize, String), String>,
+) -> (usize, Vec<String>) {
+    let dir = std::env::temp_dir().join(format!(
+        "iron-emu-hand-written-{gfx}-{}-{}",
+        std::process::id(),
+        unique()
+    ));
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut slots = Vec::new();
+    for line in lines {
+        let text = assemble_with(gfx, features, &[line.as_str()]).unwrap();
+        let words: Vec<u32> = text
+            .chunks_exact(4)
+            .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+            .collect();
+        let (len, _) =
+            decode(&words).unwrap_or_else(|e| panic!("{gfx}: `{line}` does not decode: {e}"));
+        slots.push(words[..len / 4].to_vec());
+    }
+    let elf = words_to_elf(gfx, &slots, &dir);
+    let llvm: std::collections::HashMap<u64, String> = objdump_wave(&elf, gfx, wave64)
+        .into_iter()
+        .map(|l| (l.address, l.text))
+        .collect();
+    let mut mismatches = Vec::new();
+    for (k, words) in slots.iter().enumerate() {
+        let want = &llvm[&((k * SLOT_DWORDS * 4) as u64)];
+        let ours = normalize(&decode(words).unwrap().1);
+        if &ours != want {
+            mismatches.push(format!(
+                "{gfx} wave64={wave64}: llvm `{want}` ours `{ours}`"
+            ));
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    (slots.len(), mismatches)
+}
