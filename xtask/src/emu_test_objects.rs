@@ -1,20 +1,22 @@
 //! The emulator's test kernels, built from source for every emulated target (CDNA, and RDNA in
 //! wave32 and wave64) before the tests run: Rust kernels (`host/emu/tests/data/rust`), HIP C++
-//! kernels compiled by clang-22 (`host/emu/tests/data/src/hip_kernels.hip`), an MFMA probe in
+//! kernels compiled by clang-22 (every `host/emu/tests/data/src/*.hip`; on CDNA also with kernel
+//! arguments preloaded into SGPRs), an MFMA probe in
 //! LLVM IR (`host/emu/tests/data/src/mfma_scale.ll`) and the MFMA and WMMA fragment probes of
 //! `iron_intrinsics::matrix` (`tests/matrix-probe`).
 
 use crate::build;
 use anyhow::{Context, Result};
 use iron_build::{Tools, parse_targets};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
 /// Every build the emulator runs: CDNA, and RDNA in both wave sizes.
 const EMULATED: &str = "gfx90a,gfx942,gfx950,gfx1100,gfx1201,gfx1100:w64,gfx1201:w64";
 
 /// Builds every test kernel into `out` (`rust_kernels_<gfx>[_w64].elf`,
-/// `hip_kernels_<gfx>[_w64].co`, `mfma_scale_gfx950.co`, `matrix-probe/<gfx>/kernels.co`).
+/// `<hip source>_<gfx>[_w64].co`, on CDNA `<hip source>_preload_<gfx>.co`,
+/// `mfma_scale_gfx950.co`, `matrix-probe/<gfx>/kernels.co`).
 pub fn build_all(root: &Path, out: &Path) -> Result<()> {
     let data = root.join("host/emu/tests/data");
     std::fs::create_dir_all(out)?;
@@ -35,26 +37,25 @@ pub fn build_all(root: &Path, out: &Path) -> Result<()> {
             rust_out.join(target.dir_name()).join("kernels.co"),
             out.join(format!("rust_kernels_{gfx}{suffix}.elf")),
         )?;
-        let hip = out.join(format!("hip_kernels_{gfx}{suffix}.co"));
-        let mut clang = Command::new("clang-22");
-        if wave64 {
-            clang.arg("-mwavefrontsize64");
+        for source in hip_sources(&data.join("src"))? {
+            let stem = source.file_stem().and_then(|s| s.to_str()).unwrap_or("hip");
+            compile_hip(
+                &source,
+                gfx,
+                wave64,
+                &[],
+                &out.join(format!("{stem}_{gfx}{suffix}.co")),
+            )?;
+            if target.gfx.family_cfg() == "cdna" {
+                compile_hip(
+                    &source,
+                    gfx,
+                    wave64,
+                    &["-mllvm", "-amdgpu-kernarg-preload-count=16"],
+                    &out.join(format!("{stem}_preload_{gfx}.co")),
+                )?;
+            }
         }
-        iron_build::run(
-            clang
-                .args([
-                    "-x",
-                    "hip",
-                    &format!("--offload-arch={gfx}"),
-                    "-nogpulib",
-                    "-nogpuinc",
-                ])
-                .args(["--cuda-device-only", "--no-gpu-bundle-output", "-O3", "-c"])
-                .arg(data.join("src/hip_kernels.hip"))
-                .arg("-o")
-                .arg(&hip),
-        )
-        .context("compiling the emulator's HIP test kernels needs clang-22 and lld-22 (Debian)")?;
     }
     let tools = Tools::locate()?;
     let object = out.join("mfma_scale_gfx950.o");
@@ -81,4 +82,47 @@ pub fn build_all(root: &Path, out: &Path) -> Result<()> {
     )?;
     std::fs::remove_file(object)?;
     Ok(())
+}
+
+/// The HIP C++ sources of the test kernels (`*.hip`), in name order.
+fn hip_sources(dir: &Path) -> Result<Vec<PathBuf>> {
+    let mut sources = Vec::new();
+    for entry in std::fs::read_dir(dir).with_context(|| format!("reading {}", dir.display()))? {
+        let path = entry?.path();
+        if path.extension().is_some_and(|e| e == "hip") {
+            sources.push(path);
+        }
+    }
+    sources.sort();
+    Ok(sources)
+}
+
+/// Compiles one HIP source for one target with clang-22 (`extra`: further compiler flags).
+fn compile_hip(source: &Path, gfx: &str, wave64: bool, extra: &[&str], out: &Path) -> Result<()> {
+    let mut clang = Command::new("clang-22");
+    if wave64 {
+        clang.arg("-mwavefrontsize64");
+    }
+    iron_build::run(
+        clang
+            .args([
+                "-x",
+                "hip",
+                &format!("--offload-arch={gfx}"),
+                "-nogpulib",
+                "-nogpuinc",
+            ])
+            .args(["--cuda-device-only", "--no-gpu-bundle-output", "-O3", "-c"])
+            .args(extra)
+            .arg(source)
+            .arg("-o")
+            .arg(out),
+    )
+    .with_context(|| {
+        format!(
+            "compiling {} with clang-22 (Debian's clang-22 and lld-22)",
+            source.display()
+        )
+    })
+    .map(drop)
 }
