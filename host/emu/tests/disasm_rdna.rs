@@ -199,3 +199,61 @@ fn hand_written_rdna_instructions_disassemble_like_llvm_objdump() {
     assert!(compared > 50);
     assert!(mismatches.is_empty(), "{} differ", mismatches.len());
 }
+
+/// gfx12's cache policies: every temporal hint at every scope on loads, stores and atomics of
+/// each memory encoding (global, flat, scratch, buffer, scalar), disassembled like llvm-objdump.
+/// LLVM names a hint by the access kind and, for some hints, by the scope.
+#[test]
+fn gfx12_cache_policies_disassemble_like_llvm_objdump() {
+    if llvm_tool("llc").is_none() || llvm_tool("llvm-objdump").is_none() {
+        common::skip("llc/llvm-objdump not found (install the llvm-tools component)");
+        return;
+    }
+    let target = Target::Gfx1201;
+    // Vector memory: th is bits 22:20 and scope bits 19:18 of the second dword.
+    let vector = [
+        "global_load_b32 v1, v2, s[4:5]",
+        "global_store_b64 v2, v[4:5], s[4:5]",
+        "global_atomic_add_u32 v1, v2, v3, s[4:5] th:TH_ATOMIC_RETURN",
+        "global_atomic_cmpswap_b32 v2, v[4:5], s[4:5]",
+        "buffer_load_b128 v[4:7], v2, s[4:7], s3 offen",
+        "buffer_store_b32 v1, v2, s[4:7], s3 idxen",
+        "buffer_atomic_add_u32 v1, v2, s[4:7], s3 offen",
+        "scratch_load_b32 v1, v2, off",
+        "scratch_store_b32 off, v1, s7",
+        "flat_load_b32 v1, v[2:3]",
+        "flat_store_b32 v[2:3], v1",
+    ];
+    // Scalar memory: th is bits 24:23 and scope bits 22:21 of the first dword.
+    let scalar = [
+        "s_load_b32 s1, s[2:3], 0x0",
+        "s_buffer_load_b64 s[4:5], s[4:7], 0x10",
+    ];
+    let mut slots = Vec::new();
+    for line in vector {
+        let base = common::assemble_words(target.name(), &[], line);
+        for policy in 0..32u32 {
+            let mut w = base.clone();
+            w[1] = (w[1] & !(0x1f << 18)) | policy << 18;
+            slots.push(w);
+        }
+    }
+    for line in scalar {
+        let base = common::assemble_words(target.name(), &[], line);
+        for policy in 0..16u32 {
+            let mut w = base.clone();
+            w[0] = (w[0] & !(0xf << 21)) | policy << 21;
+            slots.push(w);
+        }
+    }
+    let (compared, mismatches) = common::compare_words(target.name(), false, &slots, |words| {
+        rdna::decode(target, WaveSize::Wave32, words)
+            .map(|i| (usize::from(i.len), rdna::disassemble(target, &i)))
+            .map_err(|e| e.to_string())
+    });
+    for m in &mismatches {
+        eprintln!("{m}");
+    }
+    assert_eq!(compared, vector.len() * 32 + scalar.len() * 16);
+    assert!(mismatches.is_empty(), "{} differ", mismatches.len());
+}

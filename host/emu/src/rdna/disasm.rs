@@ -513,11 +513,9 @@ impl Printer<'_> {
         if self.gfx12 {
             if f.th != 0 {
                 let th = if atomic {
-                    th_atomic(f.th)
-                } else if self.inst.op.name().contains("_store_") {
-                    th_store(f.th)
+                    th_atomic(f.th, f.scope)
                 } else {
-                    th_load(f.th)
+                    th_load_store(f.th, f.scope, self.inst.op.name().contains("_store_"))
                 };
                 write!(self.out, " th:{th}").ok();
             }
@@ -651,43 +649,51 @@ impl Printer<'_> {
     }
 }
 
-fn th_load(th: u8) -> &'static str {
-    [
-        "TH_LOAD_RT",
-        "TH_LOAD_NT",
-        "TH_LOAD_HT",
-        "TH_LOAD_BYPASS",
-        "TH_LOAD_LU",
-        "TH_LOAD_RT_NT",
-        "TH_LOAD_NT_HT",
-        "TH_LOAD_RT_WB",
-    ][usize::from(th & 7)]
+/// A gfx12 load's or store's temporal hint as LLVM names it. Hint 3 is BYPASS at system scope and
+/// LU (loads) or WB (stores) below it; a load's reserved hint 7 prints as a number.
+fn th_load_store(th: u8, scope: u8, store: bool) -> String {
+    let kind = if store { "STORE" } else { "LOAD" };
+    let name = match th & 7 {
+        7 if !store => return "0x7".into(),
+        1 => "NT",
+        2 => "HT",
+        3 if scope == 3 => "BYPASS",
+        3 if store => "WB",
+        3 => "LU",
+        4 => "NT_RT",
+        5 => "RT_NT",
+        6 => "NT_HT",
+        7 => "NT_WB",
+        _ => "RT",
+    };
+    format!("TH_{kind}_{name}")
 }
 
-fn th_store(th: u8) -> &'static str {
-    [
-        "TH_STORE_RT",
-        "TH_STORE_NT",
-        "TH_STORE_HT",
-        "TH_STORE_BYPASS",
-        "TH_STORE_LU",
-        "TH_STORE_RT_NT",
-        "TH_STORE_NT_HT",
-        "TH_STORE_NT_WB",
-    ][usize::from(th & 7)]
-}
-
-fn th_atomic(th: u8) -> &'static str {
-    [
-        "TH_ATOMIC_RT",
-        "TH_ATOMIC_RETURN",
-        "TH_ATOMIC_NT",
-        "TH_ATOMIC_NT_RETURN",
-        "TH_ATOMIC_CASCADE_RT",
-        "TH_ATOMIC_CASCADE_RT",
-        "TH_ATOMIC_CASCADE_NT",
-        "TH_ATOMIC_CASCADE_NT",
-    ][usize::from(th & 7)]
+/// A gfx12 atomic's temporal hint as LLVM names it: bit 0 asks for the pre-op value, bit 1 is
+/// non-temporal, bit 2 cascades (named only at device or system scope, else printed as a number).
+fn th_atomic(th: u8, scope: u8) -> String {
+    let th = th & 7;
+    let name = if th & 4 != 0 {
+        if scope >= 2 {
+            if th & 2 != 0 {
+                "CASCADE_NT"
+            } else {
+                "CASCADE_RT"
+            }
+            .to_string()
+        } else {
+            format!("0x{th:x}")
+        }
+    } else {
+        match th {
+            1 => "RETURN",
+            2 => "NT",
+            3 => "NT_RETURN",
+            _ => "RT",
+        }
+        .to_string()
+    };
+    format!("TH_ATOMIC_{name}")
 }
 
 /// `s_waitcnt` operand on GFX11: vmcnt is bits 15:10, lgkmcnt 9:4, expcnt 2:0.

@@ -513,24 +513,40 @@ pub fn compare_hand_written(
     lines: &[String],
     decode: impl Fn(&[u32]) -> Result<(usize, String), String>,
 ) -> (usize, Vec<String>) {
+    let mut slots = Vec::new();
+    for line in lines {
+        let words = assemble_words(gfx, features, line);
+        let (len, _) =
+            decode(&words).unwrap_or_else(|e| panic!("{gfx}: `{line}` does not decode: {e}"));
+        slots.push(words[..len / 4].to_vec());
+    }
+    compare_words(gfx, wave64, &slots, decode)
+}
+
+/// The instruction words `line` assembles to for `gfx` (with `features`).
+pub fn assemble_words(gfx: &str, features: &[&str], line: &str) -> Vec<u32> {
+    assemble_with(gfx, features, &[line])
+        .unwrap_or_else(|| panic!("{gfx}: `{line}` does not assemble"))
+        .chunks_exact(4)
+        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect()
+}
+
+/// Decodes each instruction of `slots` with `decode` and compares its text with what
+/// `llvm-objdump` prints for the same words. Returns how many were compared and the mismatches.
+pub fn compare_words(
+    gfx: &str,
+    wave64: bool,
+    slots: &[Vec<u32>],
+    decode: impl Fn(&[u32]) -> Result<(usize, String), String>,
+) -> (usize, Vec<String>) {
     let dir = std::env::temp_dir().join(format!(
         "iron-emu-hand-written-{gfx}-{}-{}",
         std::process::id(),
         unique()
     ));
     std::fs::create_dir_all(&dir).unwrap();
-    let mut slots = Vec::new();
-    for line in lines {
-        let text = assemble_with(gfx, features, &[line.as_str()]).unwrap();
-        let words: Vec<u32> = text
-            .chunks_exact(4)
-            .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-            .collect();
-        let (len, _) =
-            decode(&words).unwrap_or_else(|e| panic!("{gfx}: `{line}` does not decode: {e}"));
-        slots.push(words[..len / 4].to_vec());
-    }
-    let elf = words_to_elf(gfx, &slots, &dir);
+    let elf = words_to_elf(gfx, slots, &dir);
     let llvm: std::collections::HashMap<u64, String> = objdump_wave(&elf, gfx, wave64)
         .into_iter()
         .map(|l| (l.address, l.text))
@@ -538,10 +554,13 @@ pub fn compare_hand_written(
     let mut mismatches = Vec::new();
     for (k, words) in slots.iter().enumerate() {
         let want = &llvm[&((k * SLOT_DWORDS * 4) as u64)];
-        let ours = normalize(&decode(words).unwrap().1);
+        let ours = match decode(words) {
+            Ok((_, text)) => normalize(&text),
+            Err(e) => format!("<{e}>"),
+        };
         if &ours != want {
             mismatches.push(format!(
-                "{gfx} wave64={wave64}: llvm `{want}` ours `{ours}`"
+                "{gfx} wave64={wave64} {words:08x?}: llvm `{want}` ours `{ours}`"
             ));
         }
     }
