@@ -1553,3 +1553,175 @@ fn gfx950_wide_loads_to_lds_write_every_dword_of_each_lane() {
         assert_eq!(out[3][l], word(2, 400), "lane {l}: the third dword itself");
     }
 }
+
+/// One of gfx950's transposing LDS loads: mnemonic, bytes a lane reads, element width in bits.
+const TRANSPOSE_LOADS: [(&str, usize, usize); 4] = [
+    ("ds_read_b64_tr_b4", 8, 4),
+    ("ds_read_b64_tr_b8", 8, 8),
+    ("ds_read_b64_tr_b16", 8, 16),
+    ("ds_read_b96_tr_b6", 12, 6),
+];
+
+/// The guide's description of a transposing load, per group of 16 lanes, as a host model:
+/// `read[s]` is what lane `s` of the group read (little-endian), `width` the element width; returns
+/// each lane's result. b16: the lanes read a 4 x 16 tile (row `k` is lanes `4k..4k+3` side by side)
+/// and lane `l` receives column `l`. b8: lanes `2i + h` hold row `i` of 8 x 8 byte matrix `h`, and
+/// lane `8h + j` receives its column `j`. b4 and b6: lane `s` holds row `s` of a 16 x 16 matrix,
+/// and lane `l` receives column `l`.
+fn transposed_by_the_guide(read: &[u128], width: usize) -> Vec<u128> {
+    let element = |v: u128, k: usize| v >> (width * k) & ((1u128 << width) - 1);
+    let column = |rows: &[Vec<u128>], c: usize| {
+        rows.iter()
+            .enumerate()
+            .fold(0u128, |v, (r, row)| v | row[c] << (width * r))
+    };
+    match width {
+        16 => {
+            let tile: Vec<Vec<u128>> = (0..4)
+                .map(|k| {
+                    (0..16)
+                        .map(|c| element(read[4 * k + c / 4], c % 4))
+                        .collect()
+                })
+                .collect();
+            (0..16).map(|l| column(&tile, l)).collect()
+        }
+        8 => {
+            let matrix = |h: usize| -> Vec<Vec<u128>> {
+                (0..8)
+                    .map(|i| (0..8).map(|j| element(read[2 * i + h], j)).collect())
+                    .collect()
+            };
+            let halves = [matrix(0), matrix(1)];
+            (0..16).map(|l| column(&halves[l / 8], l % 8)).collect()
+        }
+        _ => {
+            let rows: Vec<Vec<u128>> = (0..16)
+                .map(|s| (0..16).map(|e| element(read[s], e)).collect())
+                .collect();
+            (0..16).map(|l| column(&rows, l)).collect()
+        }
+    }
+}
+
+#[test]
+fn gfx950_transposing_lds_loads_exchange_elements_within_16_lanes() {
+    if common::llvm_tool("llc").is_none() {
+        common::skip("llc not available");
+        return;
+    }
+    // LDS bytes 0..512 hold v1 and v2 of every lane (random); v3 is the lane's address, random
+    // and dword-aligned, so that the read (at v3 + offset) stays in those 512 bytes.
+    for (seed, (name, bytes, width)) in TRANSPOSE_LOADS.iter().enumerate() {
+        for (agpr, offset) in [(false, 0usize), (true, 20), (false, 132)] {
+            let mut input = random(200 + seed as u64);
+            let mut rng = StdRng::seed_from_u64(300 + seed as u64);
+            for a in input[2].iter_mut() {
+                *a = 4 * rng.random_range(0..=((512 - bytes - offset) / 4) as u32);
+            }
+            // Edge cases: lanes sharing an address, and the last address that fits.
+            input[2][1] = input[2][0];
+            input[2][63] = (512 - bytes - offset) as u32;
+            let dwords = bytes / 4;
+            // The 64-bit forms need an even-aligned destination, the 96-bit one does not.
+            let first = if dwords == 3 { 9 } else { 10 } - if agpr { 6 } else { 0 };
+            let file = if agpr { "a" } else { "v" };
+            let dst = format!("{file}[{first}:{}]", first + dwords - 1);
+            let load = format!("{name} {dst}, v3 offset:{offset}");
+            let moves: Vec<String> = (0..dwords)
+                .map(|k| {
+                    let reg = format!("{file}{}", first + k);
+                    if agpr {
+                        format!("v_accvgpr_read_b32 v{}, {reg}", 4 + k)
+                    } else {
+                        format!("v_mov_b32 v{}, {reg}", 4 + k)
+                    }
+                })
+                .collect();
+            let mut body = vec![
+                "v_lshlrev_b32 v8, 2, v0",
+                "ds_write_b32 v8, v1",
+                "ds_write_b32 v8, v2 offset:256",
+                "s_waitcnt lgkmcnt(0)",
+                load.as_str(),
+                "s_waitcnt lgkmcnt(0)",
+            ];
+            body.extend(moves.iter().map(String::as_str));
+            let out = run_with_lds("gfx950", &body, &input, 512);
+            let lds: Vec<u8> = bytes_of(&input[0])
+                .into_iter()
+                .chain(bytes_of(&input[1]))
+                .collect();
+            let read: Vec<u128> = (0..64)
+                .map(|l| {
+                    let at = input[2][l] as usize + offset;
+                    let mut b = [0u8; 16];
+                    b[..*bytes].copy_from_slice(&lds[at..at + bytes]);
+                    u128::from_le_bytes(b)
+                })
+                .collect();
+            for group in 0..4 {
+                let want = transposed_by_the_guide(&read[16 * group..16 * group + 16], *width);
+                for (k, want) in want.iter().enumerate() {
+                    let l = 16 * group + k;
+                    let got = (0..dwords).fold(0u128, |v, d| v | u128::from(out[d][l]) << (32 * d));
+                    assert_eq!(got, *want, "{load}: lane {l}");
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn transposing_lds_loads_do_not_decode_before_gfx950() {
+    // `ds_read_b64_tr_b4 v[0:1], v1`, `ds_read_b96_tr_b6 v[1:3], v4`,
+    // `ds_read_b64_tr_b8 a[0:1], v2`, `ds_read_b64_tr_b16 v[6:7], v3 offset:1024`, as gfx950
+    // encodes them (llvm-objdump).
+    let words: [[u32; 2]; 4] = [
+        [0xd9c0_0000, 0x0000_0001],
+        [0xd9c2_0000, 0x0100_0004],
+        [0xdbc4_0000, 0x0000_0002],
+        [0xd9c6_0400, 0x0600_0003],
+    ];
+    for w in &words {
+        assert!(iron_emu::gfx9::decode(iron_emu::Target::Gfx950, w).is_ok());
+    }
+    for target in [iron_emu::Target::Gfx90a, iron_emu::Target::Gfx942] {
+        for w in &words {
+            assert!(
+                iron_emu::gfx9::decode(target, w).is_err(),
+                "{}: {w:08x?} decodes",
+                target.name()
+            );
+            // A dispatch that reaches one stops with the undecodable words named.
+            let mut gpu = iron_emu::Gpu::new(target);
+            let mut code = Vec::new();
+            for x in w.iter().chain(&[0xbf81_0000]) {
+                code.extend_from_slice(&x.to_le_bytes());
+            }
+            let base = gpu.memory_mut().alloc(code.len() as u64, 4096).unwrap();
+            gpu.memory_mut().write(base, &code).unwrap();
+            let id = gpu.load_code(&code, base);
+            let d = iron_emu::Dispatch {
+                kernel_name: "tr",
+                code: id,
+                entry: base,
+                descriptor: iron_emu::KernelDescriptor::default(),
+                kernarg: &[],
+                grid: [1, 1, 1],
+                workgroup_size: [64, 1, 1],
+                dynamic_lds: 0,
+            };
+            match gpu.dispatch(&d) {
+                Err(EmuError::Execution {
+                    fault: Fault::UnknownEncoding { word0, word1 },
+                    pc,
+                    ..
+                }) => {
+                    assert_eq!((word0, word1, pc), (w[0], w[1], base), "{}", target.name())
+                }
+                other => panic!("{}: {w:08x?}: {other:?}", target.name()),
+            }
+        }
+    }
+}

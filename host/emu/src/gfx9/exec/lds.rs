@@ -39,6 +39,13 @@ enum DsKind {
     },
     /// ds_condxchg32_rtn_b64: two dwords each replaced if its data's top bit is set.
     CondXchg,
+    /// gfx950's transposing loads `ds_read_b64_tr_b{4,8,16}` and `ds_read_b96_tr_b6`: each lane
+    /// reads `bytes` (8 or 12) at its address, and each group of 16 lanes exchanges the
+    /// `bits`-wide elements it read (see [`transpose`]).
+    Transpose {
+        bytes: u32,
+        bits: u32,
+    },
 }
 
 fn kinds() -> &'static [Option<DsKind>] {
@@ -65,6 +72,10 @@ fn ds_kind(rest: &str) -> Option<DsKind> {
         "read_addtid_b32" => return Some(DsKind::AddTid { read: true }),
         "write_addtid_b32" => return Some(DsKind::AddTid { read: false }),
         "condxchg32_rtn_b64" => return Some(DsKind::CondXchg),
+        "read_b64_tr_b4" => return Some(DsKind::Transpose { bytes: 8, bits: 4 }),
+        "read_b64_tr_b8" => return Some(DsKind::Transpose { bytes: 8, bits: 8 }),
+        "read_b64_tr_b16" => return Some(DsKind::Transpose { bytes: 8, bits: 16 }),
+        "read_b96_tr_b6" => return Some(DsKind::Transpose { bytes: 12, bits: 6 }),
         _ => {}
     }
     for (prefix, read, xchg) in [
@@ -292,8 +303,50 @@ pub(crate) fn execute(ctx: &mut Ctx<'_>, w: &mut Wave, i: &Instruction) -> Resul
             }
             Ok(())
         }
+        DsKind::Transpose { bytes, bits } => {
+            let mut loaded = [0u128; 64];
+            let mut bank_addrs = Vec::with_capacity(64);
+            for (l, slot) in loaded.iter_mut().enumerate() {
+                if exec >> l & 1 == 0 {
+                    continue;
+                }
+                let at = (addr[l] + offset16) & 0xffff_ffff;
+                let r = range(ctx, at, bytes)?;
+                bank_addrs.push((l, at));
+                let mut buf = [0u8; 16];
+                buf[..bytes as usize].copy_from_slice(&ctx.lds[r]);
+                *slot = u128::from_le_bytes(buf);
+            }
+            count_lds(ctx, &bank_addrs, bytes, bytes, exec);
+            let out = transpose(&loaded, bytes, bits);
+            write_result(w, &i.dst, exec, &out, D16::No)
+        }
         DsKind::One(access, rtn) => one(ctx, w, i, exec, &addr, offset16, access, rtn),
     }
+}
+
+/// The exchange of gfx950's transposing LDS loads (CDNA4 ISA, "MFMA Transpose Load from LDS":
+/// each lane reads 64 bits, 96 for `_b6`, interpreted with the others of its 16 lanes as a matrix
+/// of `bits`-wide elements that is transposed). Lane `s` of a group of 16 read `n = 8 * bytes /
+/// bits` elements, element `e` at bits `bits * e` of its little-endian data; element `r` of lane
+/// `l`'s result is element `l % n` of lane `l / n + (16 / n) * r`. For b16 (n = 4) the 16 lanes
+/// read a 4 x 16 tile, lanes `4k..4k+3` row `k`, and lane `l` receives column `l`; for b8 (n = 8)
+/// they form two interleaved 8 x 8 byte transposes (lanes 0-7 take from the even lanes, 8-15 from
+/// the odd ones); for b4 and b6 (n = 16) the 16 x 16 element matrix is transposed, lane `l`'s
+/// element `r` being lane `r`'s element `l`. An inactive lane's data reads as zero.
+fn transpose(loaded: &[u128; 64], bytes: u32, bits: u32) -> [[u32; 4]; 64] {
+    let n = (8 * bytes / bits) as usize;
+    let mask = (1u128 << bits) - 1;
+    std::array::from_fn(|lane| {
+        let (group, l) = (lane & !15, lane & 15);
+        let mut v = 0u128;
+        for r in 0..n {
+            let src = loaded[group + l / n + 16 / n * r];
+            let e = src >> (bits as usize * (l % n)) & mask;
+            v |= e << (bits as usize * r);
+        }
+        std::array::from_fn(|k| (v >> (32 * k)) as u32)
+    })
 }
 
 #[allow(clippy::too_many_arguments)]

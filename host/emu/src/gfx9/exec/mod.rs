@@ -8,8 +8,8 @@
 //! `s_rfe*`, `s_setvskip`, `s_sendmsghalt`, `s_setreg` of hardware registers other than MODE and
 //! TRAPSTS, `v_cvt_pkaccum_u8_f32`, `v_qsad_pk_u16_u8`, `v_mqsad_*`, `v_screen_partition_4se_b32`,
 //! formatted buffer accesses with packed 10/11-bit data formats, and on gfx950 the stochastic
-//! rounding conversions `v_cvt_scalef32_sr_*` and `v_cvt_sr_{f16,bf16}_f32`, `v_prng_b32` and
-//! `ds_read_b{64,96}_tr_*`. Not modelled:
+//! rounding conversions `v_cvt_scalef32_sr_*` and `v_cvt_sr_{f16,bf16}_f32` and `v_prng_b32`. Not
+//! modelled:
 //! rounding modes other than round-to-nearest-even, FP16 overflow mode, exception/trap status bits.
 
 mod buffer_format;
