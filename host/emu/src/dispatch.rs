@@ -31,7 +31,9 @@ pub struct KernelDescriptor {
     pub compute_pgm_rsrc2: u32,
     /// Which user SGPRs are initialised, and the wave size.
     pub kernel_code_properties: u16,
-    /// Kernarg preload: length (bits 6:0) and offset in dwords (bits 15:7).
+    /// Kernarg preload (CDNA): length (bits 6:0) and offset (bits 15:7) in dwords of the kernarg
+    /// data loaded into the user SGPRs. When the length is nonzero the wave starts 256 bytes past
+    /// the entry, as firmware that supports preloading starts it; RDNA targets refuse it.
     pub kernarg_preload: u16,
 }
 

@@ -163,6 +163,19 @@ fn prepare(
             ));
         }
     };
+    if desc.kernarg_preload != 0 && target.is_rdna() {
+        // AMDGPUUsage: KERNARG_PRELOAD_SPEC is defined for GFX90A and GFX940 onwards only, and
+        // reserved (must be 0) elsewhere; LLVM preloads no kernel arguments on RDNA.
+        return Err(invalid(
+            d,
+            format!(
+                "the descriptor asks for kernel arguments preloaded into SGPRs \
+                 (KERNARG_PRELOAD_SPEC {:#06x}), which {} does not support",
+                desc.kernarg_preload,
+                target.name()
+            ),
+        ));
+    }
     if d.workgroup_size.contains(&0) {
         return Err(invalid(d, "a workgroup dimension is zero"));
     }

@@ -250,10 +250,18 @@ fn check_vgpr(r: u8, n: u8) -> Result<(), Fault> {
     }
 }
 
+/// Bytes of the compatibility prologue at the entry of a kernel whose arguments are preloaded
+/// into SGPRs. AMDGPUUsage ("Preloaded Kernel Arguments"): when KERNARG_PRELOAD_SPEC_LENGTH is
+/// nonzero, CP firmware that supports preloading adds 256 bytes to the entry offset, skipping the
+/// prologue the compiler puts there for firmware that does not (it loads the same dwords with
+/// `s_load` and branches to entry + 256).
+pub(crate) const KERNARG_PRELOAD_PROLOGUE_BYTES: u64 = 256;
+
 /// The parts of the initial state ("Initial Kernel Execution State" in LLVM AMDGPUUsage) that do
-/// not depend on the ISA family: registers cleared, PC at the entry, MODE from COMPUTE_PGM_RSRC1,
-/// the user SGPRs, EXEC covering the lanes that have work-items, and v0 holding the packed
-/// work-item ids. Returns the number of user SGPRs (the system SGPRs follow them).
+/// not depend on the ISA family: registers cleared, PC at the entry (past the preload prologue when
+/// kernel arguments are preloaded, as current firmware starts the wave), MODE from
+/// COMPUTE_PGM_RSRC1, the user SGPRs, EXEC covering the lanes that have work-items, and v0 holding
+/// the packed work-item ids. Returns the number of user SGPRs (the system SGPRs follow them).
 pub(crate) fn initialize_common(
     w: &mut Wave,
     d: &Dispatch<'_>,
@@ -263,7 +271,13 @@ pub(crate) fn initialize_common(
     let desc = &d.descriptor;
     w.sgpr = [0; 128];
     w.scc = false;
-    w.pc = d.entry;
+    let preload_len = u32::from(desc.kernarg_preload & 0x7f);
+    let preload_off = u32::from(desc.kernarg_preload >> 7);
+    w.pc = if preload_len > 0 {
+        d.entry.wrapping_add(KERNARG_PRELOAD_PROLOGUE_BYTES)
+    } else {
+        d.entry
+    };
     w.state = State::Running;
     w.architected_scratch = None;
     let r1 = desc.compute_pgm_rsrc1;
@@ -273,7 +287,10 @@ pub(crate) fn initialize_common(
         | (r1 >> 23 & 1) << 9
         | (r1 >> 26 & 1) << 23;
 
-    // User SGPRs, in the order AMDGPUUsage gives, each present if its property bit is set.
+    // User SGPRs, in the order AMDGPUUsage's "SGPR Register Set Up Order" gives, each present if
+    // its property bit is set; the preloaded kernarg dwords (KERNARG_PRELOAD_SPEC_LENGTH of them,
+    // from dword KERNARG_PRELOAD_SPEC_OFFSET of the kernarg segment) follow the flat scratch init
+    // and precede the private segment size. Only the first 16 user SGPRs are initialised.
     let props = desc.kernel_code_properties;
     let mut user: Vec<u32> = Vec::with_capacity(16);
     let push64 = |u: &mut Vec<u32>, v: u64| {
@@ -298,8 +315,6 @@ pub(crate) fn initialize_common(
     if props & 32 != 0 {
         push64(&mut user, l.scratch.base);
     }
-    let preload_len = u32::from(desc.kernarg_preload & 0x7f);
-    let preload_off = u32::from(desc.kernarg_preload >> 7);
     for k in 0..preload_len {
         let o = ((preload_off + k) * 4) as usize;
         let v = d

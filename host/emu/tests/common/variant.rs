@@ -35,6 +35,29 @@ pub const CDNA: [Variant; 3] = [
     },
 ];
 
+/// The CDNA builds with the first kernel arguments preloaded into user SGPRs
+/// (`-mllvm -amdgpu-kernarg-preload-count=16`, `hip_kernels_preload_<gfx>.co`).
+pub const CDNA_PRELOAD: [Variant; 3] = [
+    Variant {
+        name: "preload_gfx90a",
+        lanes: 64,
+        permute_wrap: 64,
+        rdna: false,
+    },
+    Variant {
+        name: "preload_gfx942",
+        lanes: 64,
+        permute_wrap: 64,
+        rdna: false,
+    },
+    Variant {
+        name: "preload_gfx950",
+        lanes: 64,
+        permute_wrap: 64,
+        rdna: false,
+    },
+];
+
 /// The RDNA builds, wave32 and wave64.
 pub const RDNA: [Variant; 4] = [
     Variant {
