@@ -6,6 +6,7 @@
 
 mod common;
 
+use common::transpose::{TRANSPOSE_LOADS, transposed_wave};
 use common::{Args, AsmKernel, bytes_of, from_bytes};
 use half::f16;
 use iron_emu::{EmuError, Fault};
@@ -1554,74 +1555,26 @@ fn gfx950_wide_loads_to_lds_write_every_dword_of_each_lane() {
     }
 }
 
-/// One of gfx950's transposing LDS loads: mnemonic, bytes a lane reads, element width in bits.
-const TRANSPOSE_LOADS: [(&str, usize, usize); 4] = [
-    ("ds_read_b64_tr_b4", 8, 4),
-    ("ds_read_b64_tr_b8", 8, 8),
-    ("ds_read_b64_tr_b16", 8, 16),
-    ("ds_read_b96_tr_b6", 12, 6),
-];
-
-/// The guide's description of a transposing load, per group of 16 lanes, as a host model:
-/// `read[s]` is what lane `s` of the group read (little-endian), `width` the element width; returns
-/// each lane's result. b16: the lanes read a 4 x 16 tile (row `k` is lanes `4k..4k+3` side by side)
-/// and lane `l` receives column `l`. b8: lanes `2i + h` hold row `i` of 8 x 8 byte matrix `h`, and
-/// lane `8h + j` receives its column `j`. b4 and b6: lane `s` holds row `s` of a 16 x 16 matrix,
-/// and lane `l` receives column `l`.
-fn transposed_by_the_guide(read: &[u128], width: usize) -> Vec<u128> {
-    let element = |v: u128, k: usize| v >> (width * k) & ((1u128 << width) - 1);
-    let column = |rows: &[Vec<u128>], c: usize| {
-        rows.iter()
-            .enumerate()
-            .fold(0u128, |v, (r, row)| v | row[c] << (width * r))
-    };
-    match width {
-        16 => {
-            let tile: Vec<Vec<u128>> = (0..4)
-                .map(|k| {
-                    (0..16)
-                        .map(|c| element(read[4 * k + c / 4], c % 4))
-                        .collect()
-                })
-                .collect();
-            (0..16).map(|l| column(&tile, l)).collect()
-        }
-        8 => {
-            let matrix = |h: usize| -> Vec<Vec<u128>> {
-                (0..8)
-                    .map(|i| (0..8).map(|j| element(read[2 * i + h], j)).collect())
-                    .collect()
-            };
-            let halves = [matrix(0), matrix(1)];
-            (0..16).map(|l| column(&halves[l / 8], l % 8)).collect()
-        }
-        _ => {
-            let rows: Vec<Vec<u128>> = (0..16)
-                .map(|s| (0..16).map(|e| element(read[s], e)).collect())
-                .collect();
-            (0..16).map(|l| column(&rows, l)).collect()
-        }
-    }
-}
-
 #[test]
 fn gfx950_transposing_lds_loads_exchange_elements_within_16_lanes() {
     if common::llvm_tool("llc").is_none() {
         common::skip("llc not available");
         return;
     }
-    // LDS bytes 0..512 hold v1 and v2 of every lane (random); v3 is the lane's address, random
-    // and dword-aligned, so that the read (at v3 + offset) stays in those 512 bytes.
+    // LDS bytes 0..512 hold v1 and v2 of every lane (random); v3 is the lane's address, random,
+    // so that the read at v3 + offset is aligned to its size (8 or 12 bytes, as the loads require)
+    // and stays in those 512 bytes.
     for (seed, (name, bytes, width)) in TRANSPOSE_LOADS.iter().enumerate() {
-        for (agpr, offset) in [(false, 0usize), (true, 20), (false, 132)] {
+        for (agpr, offset) in [(false, 0usize), (true, 24), (false, 120)] {
             let mut input = random(200 + seed as u64);
             let mut rng = StdRng::seed_from_u64(300 + seed as u64);
+            let last = (512 - bytes - offset) / bytes * bytes;
             for a in input[2].iter_mut() {
-                *a = 4 * rng.random_range(0..=((512 - bytes - offset) / 4) as u32);
+                *a = (*bytes * rng.random_range(0..=last / bytes)) as u32;
             }
             // Edge cases: lanes sharing an address, and the last address that fits.
             input[2][1] = input[2][0];
-            input[2][63] = (512 - bytes - offset) as u32;
+            input[2][63] = last as u32;
             let dwords = bytes / 4;
             // The 64-bit forms need an even-aligned destination, the 96-bit one does not.
             let first = if dwords == 3 { 9 } else { 10 } - if agpr { 6 } else { 0 };
@@ -1652,21 +1605,11 @@ fn gfx950_transposing_lds_loads_exchange_elements_within_16_lanes() {
                 .into_iter()
                 .chain(bytes_of(&input[1]))
                 .collect();
-            let read: Vec<u128> = (0..64)
-                .map(|l| {
-                    let at = input[2][l] as usize + offset;
-                    let mut b = [0u8; 16];
-                    b[..*bytes].copy_from_slice(&lds[at..at + bytes]);
-                    u128::from_le_bytes(b)
-                })
-                .collect();
-            for group in 0..4 {
-                let want = transposed_by_the_guide(&read[16 * group..16 * group + 16], *width);
-                for (k, want) in want.iter().enumerate() {
-                    let l = 16 * group + k;
-                    let got = (0..dwords).fold(0u128, |v, d| v | u128::from(out[d][l]) << (32 * d));
-                    assert_eq!(got, *want, "{load}: lane {l}");
-                }
+            let addresses: Vec<usize> = input[2].iter().map(|&a| a as usize + offset).collect();
+            let want = transposed_wave(&lds, &addresses, *bytes, *width);
+            for (l, want) in want.iter().enumerate() {
+                let got = (0..dwords).fold(0u128, |v, d| v | u128::from(out[d][l]) << (32 * d));
+                assert_eq!(got, *want, "{load}: lane {l}");
             }
         }
     }
@@ -1722,6 +1665,107 @@ fn transposing_lds_loads_do_not_decode_before_gfx950() {
                 }
                 other => panic!("{}: {w:08x?}: {other:?}", target.name()),
             }
+        }
+    }
+}
+
+/// Runs a hand-made kernel whose descriptor preloads `length` kernarg dwords from dword `offset`
+/// with USER_SGPR_COUNT `user_sgprs` (the kernarg pointer in s[0:1], then the preloaded dwords),
+/// on 2 workgroups: the first 256 bytes trap (the compatibility prologue must be skipped), the
+/// code after them writes s2..s(2 + stored - 1) and the workgroup id SGPR to `out + 128 * group`.
+/// `kernarg`'s first two dwords are replaced by `out`; returns the kernarg dwords and `out`.
+fn preloaded_sgprs(
+    gfx: &str,
+    length: u16,
+    offset: u16,
+    user_sgprs: u32,
+    stored: usize,
+    kernarg: &[u32],
+) -> Option<(Vec<u32>, Vec<u32>)> {
+    let mut lines = vec!["s_trap 2".to_string()];
+    lines.extend((0..63).map(|_| "s_nop 0".to_string()));
+    lines.extend([
+        "s_load_dwordx2 s[40:41], s[0:1], 0x0".to_string(),
+        format!("s_lshl_b32 s42, s{user_sgprs}, 7"),
+        "s_waitcnt lgkmcnt(0)".to_string(),
+        "v_mov_b32 v3, s42".to_string(),
+    ]);
+    for k in 0..=stored {
+        let sgpr = if k < stored {
+            2 + k
+        } else {
+            user_sgprs as usize
+        };
+        lines.push(format!("v_mov_b32 v2, s{sgpr}"));
+        lines.push(format!(
+            "global_store_dword v3, v2, s[40:41] offset:{}",
+            4 * k
+        ));
+    }
+    let refs: Vec<&str> = lines.iter().map(String::as_str).collect();
+    let mut k = AsmKernel::new(gfx, &refs)?;
+    k.descriptor.kernarg_preload = length | offset << 7;
+    k.descriptor.compute_pgm_rsrc2 =
+        k.descriptor.compute_pgm_rsrc2 & !(0x1f << 1) | user_sgprs << 1;
+    k.descriptor.kernarg_size = 4 * kernarg.len() as u32;
+    let out = k.gpu.memory_mut().alloc(256, 256).unwrap();
+    k.gpu.memory_mut().write(out, &[0x5a; 256]).unwrap();
+    let mut args = kernarg.to_vec();
+    args[0] = out as u32;
+    args[1] = (out >> 32) as u32;
+    k.run(&bytes_of(&args), [2, 1, 1], [64, 1, 1]).unwrap();
+    Some((
+        args,
+        from_bytes(&k.gpu.memory().read_vec(out, 256).unwrap()),
+    ))
+}
+
+#[test]
+fn preloaded_kernel_arguments_fill_the_user_sgprs_after_the_kernarg_pointer() {
+    if common::llvm_tool("llc").is_none() {
+        common::skip("llc not available");
+        return;
+    }
+    let mut rng = StdRng::seed_from_u64(58);
+    for gfx in GFX {
+        let kernarg: Vec<u32> = (0..40).map(|_| rng.random()).collect();
+        // (length, offset, USER_SGPR_COUNT): 5 dwords from the odd dword offset 3; and 20 dwords
+        // from dword 1, more than the 14 user SGPRs left after the pointer (only the first 16
+        // user SGPRs are initialised, AMDGPUUsage), the system SGPRs following at s16.
+        for (length, offset, user_sgprs) in [(5u16, 3u16, 7u32), (20, 1, 16)] {
+            let stored = (user_sgprs - 2) as usize;
+            let Some((args, out)) =
+                preloaded_sgprs(gfx, length, offset, user_sgprs, stored, &kernarg)
+            else {
+                return;
+            };
+            for group in 0..2 {
+                let got = &out[32 * group..32 * group + stored + 1];
+                let mut want: Vec<u32> =
+                    args[usize::from(offset)..usize::from(offset) + stored].to_vec();
+                want.push(group as u32);
+                assert_eq!(got, &want[..], "{gfx}: {length} dwords from {offset}");
+            }
+        }
+    }
+}
+
+#[test]
+fn rdna_refuses_a_descriptor_that_asks_for_preloaded_arguments() {
+    // AMDGPUUsage defines KERNARG_PRELOAD_SPEC for GFX90A and GFX940 onwards; it is reserved
+    // (must be 0) on RDNA, where LLVM preloads nothing.
+    for gfx in ["gfx1100", "gfx1201"] {
+        let Some(mut k) = AsmKernel::new(gfx, &["s_nop 0"]) else {
+            common::skip("llc not available");
+            return;
+        };
+        k.run(&[0; 64], [1, 1, 1], [32, 1, 1]).unwrap();
+        k.descriptor.kernarg_preload = 2;
+        match k.run(&[0; 64], [1, 1, 1], [32, 1, 1]) {
+            Err(EmuError::InvalidDispatch { reason, .. }) => {
+                assert!(reason.contains("preloaded into SGPRs"), "{gfx}: {reason}")
+            }
+            other => panic!("{gfx}: {other:?}"),
         }
     }
 }

@@ -5,6 +5,7 @@ pub mod hip_kernels;
 pub mod objdump_diff;
 pub mod random_instruction;
 pub mod rust_kernels;
+pub mod transpose;
 pub mod variant;
 
 use object::{Object, ObjectSection, ObjectSymbol};
@@ -553,12 +554,14 @@ pub fn compare_words(
         .collect();
     let mut mismatches = Vec::new();
     for (k, words) in slots.iter().enumerate() {
-        let want = &llvm[&((k * SLOT_DWORDS * 4) as u64)];
+        let want = llvm
+            .get(&((k * SLOT_DWORDS * 4) as u64))
+            .map_or("<no instruction at this address>", String::as_str);
         let ours = match decode(words) {
             Ok((_, text)) => normalize(&text),
             Err(e) => format!("<{e}>"),
         };
-        if &ours != want {
+        if ours != want {
             mismatches.push(format!(
                 "{gfx} wave64={wave64} {words:08x?}: llvm `{want}` ours `{ours}`"
             ));
