@@ -931,3 +931,590 @@ fn mixed_precision_fma_reads_inline_constants_as_f16_in_f16_slots() {
         eq("mixlo", o[3], c & 0xffff_0000 | u32::from(want))
     });
 }
+
+/// The buffer a buffer test's V# describes: `s[16:19]` holds the V#, built from the buffer's
+/// address (kernarg dword 4-5) and these fields; `s21` holds `soffset`.
+#[derive(Clone, Copy)]
+struct Vsharp {
+    /// Stride (word 1 bits 29:16).
+    stride: u32,
+    /// SWIZZLE_ENABLE (word 1 bits 31:30).
+    swizzle: u32,
+    /// NUM_RECORDS (word 2).
+    num_records: u32,
+    /// Word 3: DST_SEL, FORMAT, INDEX_STRIDE, ADD_TID_ENABLE, OOB_SELECT, TYPE.
+    word3: u32,
+    /// The SGPR offset the instructions name (s21).
+    soffset: u32,
+}
+
+/// Word 3 of a V# with FORMAT 32_UINT-like nonzero format (a bound resource) and OOB_SELECT `oob`.
+fn word3(oob: u32) -> u32 {
+    4 << 12 | oob << 28
+}
+
+impl Vsharp {
+    /// A raw buffer (stride 0) checked as OOB_SELECT 3, the mode HIP and LLVM code use.
+    fn raw(num_records: u32, soffset: u32) -> Vsharp {
+        Vsharp {
+            stride: 0,
+            swizzle: 0,
+            num_records,
+            word3: word3(3),
+            soffset,
+        }
+    }
+
+    /// Lines that load the buffer's address and build the V# in `s[16:19]` and soffset in s21.
+    fn setup(&self, gfx: &str) -> Vec<String> {
+        vec![
+            "s_load_b64 s[12:13], s[0:1], 0x10".into(),
+            if gfx12(gfx) {
+                "s_wait_kmcnt 0x0"
+            } else {
+                "s_waitcnt lgkmcnt(0)"
+            }
+            .into(),
+            "s_mov_b32 s16, s12".into(),
+            "s_and_b32 s17, s13, 0xffff".into(),
+            format!(
+                "s_or_b32 s17, s17, {:#x}",
+                self.stride << 16 | self.swizzle << 30
+            ),
+            format!("s_mov_b32 s18, {:#x}", self.num_records),
+            format!("s_mov_b32 s19, {:#x}", self.word3),
+            format!("s_mov_b32 s21, {:#x}", self.soffset),
+        ]
+    }
+}
+
+/// Waits for every vector memory access.
+fn wait_vmem(gfx: &str) -> Vec<String> {
+    if gfx12(gfx) {
+        lines(&["s_wait_loadcnt 0x0", "s_wait_storecnt 0x0"])
+    } else {
+        lines(&["s_waitcnt vmcnt(0)", "s_waitcnt_vscnt null, 0x0"])
+    }
+}
+
+/// An atomic's return modifier on `gfx` (gfx11: glc; gfx12: the temporal hint's return bit).
+fn atomic_return(gfx: &str) -> &'static str {
+    if gfx12(gfx) {
+        " th:TH_ATOMIC_RETURN"
+    } else {
+        " glc"
+    }
+}
+
+/// What a buffer test's kernel left: the lanes' v4..v7 and the buffer's bytes.
+struct BufferRun {
+    out: [[u32; 64]; 4],
+    after: Vec<u8>,
+}
+
+/// Runs `v.setup` + `body` on one workgroup of 64 work-items with `buffer` as the V#'s memory:
+/// the outputs and the buffer afterwards, the dispatch's error text, or `None` without `llc`.
+fn run_buffer(
+    gfx: &str,
+    wave64: bool,
+    v: Vsharp,
+    body: &[String],
+    inputs: &[[u32; 64]; 3],
+    buffer: &[u8],
+) -> Option<Result<BufferRun, String>> {
+    let mut lines = prologue(gfx);
+    lines.extend(v.setup(gfx));
+    lines.extend(body.iter().cloned());
+    lines.extend(wait_vmem(gfx));
+    lines.extend(epilogue(wave64));
+    let refs: Vec<&str> = lines.iter().map(String::as_str).collect();
+    let mut k = AsmKernel::with_features(gfx, wave64, &features(gfx), &refs)?;
+    let input: Vec<u32> = inputs.iter().flatten().copied().collect();
+    let mem = k.gpu.memory_mut();
+    let pin = mem.alloc(768, 256).unwrap();
+    mem.write(pin, &bytes_of(&input)).unwrap();
+    let pout = mem.alloc(1024, 256).unwrap();
+    mem.write(pout, &[0xee; 1024]).unwrap();
+    let pbuf = mem.alloc(buffer.len() as u64, 256).unwrap();
+    mem.write(pbuf, buffer).unwrap();
+    let args = Args::default().ptr(pout).ptr(pin).ptr(pbuf).0;
+    if let Err(e) = k.run(&args, [1, 1, 1], [64, 1, 1]) {
+        return Some(Err(e.to_string()));
+    }
+    let out: Vec<u32> = from_bytes(&k.gpu.memory().read_vec(pout, 1024).unwrap());
+    Some(Ok(BufferRun {
+        out: std::array::from_fn(|k| std::array::from_fn(|t| out[k * 64 + t])),
+        after: k.gpu.memory().read_vec(pbuf, buffer.len() as u64).unwrap(),
+    }))
+}
+
+/// Runs a buffer test for every target and wave size in `runs` and checks the whole run with
+/// `check(gfx, lanes per wave, outputs, buffer before, buffer after)`.
+fn check_buffer(
+    runs: &[(&str, bool)],
+    v: Vsharp,
+    body: impl Fn(&str) -> Vec<String>,
+    inputs: [[u32; 64]; 3],
+    buffer: &[u8],
+    check: impl Fn(&str, usize, &[[u32; 64]; 4], &[u8]) -> Result<(), String>,
+) {
+    for &(gfx, wave64) in runs {
+        let Some(r) = run_buffer(gfx, wave64, v, &body(gfx), &inputs, buffer) else {
+            common::skip("llc not available");
+            return;
+        };
+        let r = r.unwrap_or_else(|e| panic!("{gfx} wave64={wave64}: {e}"));
+        let lanes = if wave64 { 64 } else { 32 };
+        if let Err(e) = check(gfx, lanes, &r.out, &r.after) {
+            panic!("{gfx} wave{lanes}: {e}");
+        }
+    }
+}
+
+/// Seeded random bytes.
+fn random_bytes(seed: u64, n: usize) -> Vec<u8> {
+    let mut rng = StdRng::seed_from_u64(seed);
+    (0..n).map(|_| rng.random()).collect()
+}
+
+/// Bytes `p..p + n` (n <= 4) of `b` as a little-endian number.
+fn le(b: &[u8], p: u64, n: u64) -> u32 {
+    (0..n).fold(0, |v, k| v | u32::from(b[(p + k) as usize]) << (8 * k))
+}
+
+/// Host model of an untyped load of `bytes` at byte `p` of a buffer whose first `limit` bytes
+/// are in range: each dword piece (the whole access below a dword) is read only if it ends
+/// within `limit`, else it reads zero.
+fn model_load(b: &[u8], limit: u64, p: u64, bytes: u64) -> [u32; 4] {
+    let piece = bytes.min(4);
+    std::array::from_fn(|k| {
+        let at = p + 4 * k as u64;
+        if (k as u64) < bytes.div_ceil(4) && at + piece <= limit {
+            le(b, at, piece)
+        } else {
+            0
+        }
+    })
+}
+
+fn sext(v: u32, bits: u32) -> u32 {
+    ((v << (32 - bits)) as i32 >> (32 - bits)) as u32
+}
+
+#[test]
+fn buffer_raw_loads_check_each_dword_against_num_records() {
+    // OOB_SELECT 3 with stride 0: a byte is in range if soffset + offset + its piece's end is at
+    // most NUM_RECORDS (an odd 301 here), each dword of a wide load on its own.
+    let buffer = random_bytes(70, 1024);
+    let mut rng = StdRng::seed_from_u64(71);
+    let mut inputs = random(72);
+    inputs[0] = std::array::from_fn(|t| {
+        if t % 4 == 0 {
+            rng.random_range(0..64)
+        } else {
+            rng.random_range(250..320)
+        }
+    });
+    // (body after the V#, per-lane expectation from (offset v1, v2, v3))
+    type Want = fn(&dyn Fn(u64) -> [u32; 4], u32, u32) -> [u32; 4];
+    let cases: [(&[&str], Want); 5] = [
+        (
+            &["buffer_load_b128 v[4:7], v1, s[16:19], s21 offen offset:8"],
+            |m, _, _| m(16),
+        ),
+        (
+            &[
+                "buffer_load_b96 v[4:6], v1, s[16:19], s21 offen offset:8",
+                "buffer_load_u8 v7, v1, s[16:19], s21 offen offset:8",
+            ],
+            |m, _, _| {
+                let w = m(12);
+                [w[0], w[1], w[2], m(1)[0]]
+            },
+        ),
+        (
+            &[
+                "buffer_load_b64 v[4:5], v1, s[16:19], s21 offen offset:8",
+                "buffer_load_i16 v6, v1, s[16:19], s21 offen offset:8",
+                "buffer_load_i8 v7, v1, s[16:19], s21 offen offset:8",
+            ],
+            |m, _, _| {
+                let w = m(8);
+                [w[0], w[1], sext(m(2)[0], 16), sext(m(1)[0], 8)]
+            },
+        ),
+        (
+            &[
+                "buffer_load_b32 v4, v1, s[16:19], s21 offen offset:8",
+                "buffer_load_u16 v5, v1, s[16:19], s21 offen offset:8",
+                "v_mov_b32 v6, v2",
+                "buffer_load_d16_b16 v6, v1, s[16:19], s21 offen offset:8",
+                "v_mov_b32 v7, v3",
+                "buffer_load_d16_hi_i8 v7, v1, s[16:19], s21 offen offset:8",
+            ],
+            |m, a, b| {
+                [
+                    m(4)[0],
+                    m(2)[0],
+                    a & 0xffff_0000 | m(2)[0],
+                    b & 0xffff | sext(m(1)[0], 8) << 16,
+                ]
+            },
+        ),
+        (
+            &[
+                "v_mov_b32 v4, v2",
+                "buffer_load_d16_u8 v4, v1, s[16:19], s21 offen offset:8",
+                "v_mov_b32 v5, v3",
+                "buffer_load_d16_hi_b16 v5, v1, s[16:19], s21 offen offset:8",
+                "v_mov_b32 v6, v2",
+                "buffer_load_d16_i8 v6, v1, s[16:19], s21 offen offset:8",
+                "v_mov_b32 v7, v3",
+                "buffer_load_d16_hi_u8 v7, v1, s[16:19], s21 offen offset:8",
+            ],
+            |m, a, b| {
+                [
+                    a & 0xffff_0000 | m(1)[0],
+                    b & 0xffff | m(2)[0] << 16,
+                    a & 0xffff_0000 | sext(m(1)[0], 8) & 0xffff,
+                    b & 0xffff | m(1)[0] << 16,
+                ]
+            },
+        ),
+    ];
+    for soffset in [4, 400] {
+        let v = Vsharp::raw(301, soffset);
+        for (body, want) in cases {
+            check_buffer(
+                &RUNS,
+                v,
+                |gfx| {
+                    let mut l = lines(body);
+                    l.extend(wait_vmem(gfx));
+                    l
+                },
+                inputs,
+                &buffer,
+                |_, _, out, _| {
+                    for t in 0..64 {
+                        let p = u64::from(soffset) + 8 + u64::from(inputs[0][t]);
+                        let m = |bytes| model_load(&buffer, 301, p, bytes);
+                        let w = want(&m, inputs[1][t], inputs[2][t]);
+                        for (k, &w) in w.iter().enumerate() {
+                            eq(
+                                &format!("{body:?} soffset {soffset} t {t} v{}", 4 + k),
+                                out[k][t],
+                                w,
+                            )?;
+                        }
+                    }
+                    Ok(())
+                },
+            );
+        }
+    }
+}
+
+#[test]
+fn buffer_raw_stores_write_only_the_dwords_in_range() {
+    let buffer = random_bytes(73, 1100);
+    let data = random(74);
+    // (store, bytes per lane, bytes from the data registers' first byte)
+    let cases: [(&str, u64, u64); 8] = [
+        (
+            "buffer_store_b128 v[4:7], v21, s[16:19], s21 offen offset:4",
+            16,
+            0,
+        ),
+        (
+            "buffer_store_b96 v[4:6], v21, s[16:19], s21 offen offset:4",
+            12,
+            0,
+        ),
+        (
+            "buffer_store_b64 v[4:5], v21, s[16:19], s21 offen offset:4",
+            8,
+            0,
+        ),
+        (
+            "buffer_store_b32 v4, v21, s[16:19], s21 offen offset:4",
+            4,
+            0,
+        ),
+        (
+            "buffer_store_b16 v4, v21, s[16:19], s21 offen offset:4",
+            2,
+            0,
+        ),
+        (
+            "buffer_store_b8 v4, v21, s[16:19], s21 offen offset:4",
+            1,
+            0,
+        ),
+        (
+            "buffer_store_d16_hi_b16 v4, v21, s[16:19], s21 offen offset:4",
+            2,
+            2,
+        ),
+        (
+            "buffer_store_d16_hi_b8 v4, v21, s[16:19], s21 offen offset:4",
+            1,
+            2,
+        ),
+    ];
+    for (store, bytes, from) in cases {
+        // Lane t stores at t * 16; NUM_RECORDS ends inside lane 50's access.
+        let soffset = 8u64;
+        let limit = 16 * 50 + 6 + soffset + 4;
+        let v = Vsharp::raw(limit as u32, soffset as u32);
+        check_buffer(
+            &RUNS,
+            v,
+            |_| {
+                lines(&[
+                    "v_lshlrev_b32 v21, 4, v0",
+                    "v_mov_b32 v4, v1",
+                    "v_mov_b32 v5, v2",
+                    "v_mov_b32 v6, v3",
+                    "v_xor_b32 v7, v1, v2",
+                    store,
+                ])
+            },
+            data,
+            &buffer,
+            |_, _, _, after| {
+                let mut want = buffer.clone();
+                for t in 0..64 {
+                    let regs = [data[0][t], data[1][t], data[2][t], data[0][t] ^ data[1][t]];
+                    let src: Vec<u8> = regs.iter().flat_map(|r| r.to_le_bytes()).collect();
+                    let p = soffset + 4 + 16 * t as u64;
+                    let piece = bytes.min(4);
+                    for k in 0..bytes.div_ceil(4) {
+                        if p + 4 * k + piece <= limit {
+                            for j in 0..piece {
+                                want[(p + 4 * k + j) as usize] = src[(from + 4 * k + j) as usize];
+                            }
+                        }
+                    }
+                }
+                for (at, (g, w)) in after.iter().zip(&want).enumerate() {
+                    eq(&format!("{store}: byte {at}"), u32::from(*g), u32::from(*w))?;
+                }
+                Ok(())
+            },
+        );
+    }
+}
+
+/// Host model of a 32- or 64-bit integer atomic: the new memory value from `old`, the data `x`
+/// and the compare value `c`.
+fn model_atomic(op: &str, wide: bool, old: u64, x: u64, c: u64) -> u64 {
+    let m = if wide { u64::MAX } else { 0xffff_ffff };
+    let s = |v: u64| {
+        if wide {
+            v as i64
+        } else {
+            i64::from(v as u32 as i32)
+        }
+    };
+    let r = match op {
+        "add" => old.wrapping_add(x),
+        "sub" => old.wrapping_sub(x),
+        "min_i" => {
+            if s(x) < s(old) {
+                x
+            } else {
+                old
+            }
+        }
+        "max_i" => {
+            if s(x) > s(old) {
+                x
+            } else {
+                old
+            }
+        }
+        "min_u" => old.min(x),
+        "max_u" => old.max(x),
+        "and" => old & x,
+        "or" => old | x,
+        "xor" => old ^ x,
+        "swap" => x,
+        "cmpswap" => {
+            if old == c {
+                x
+            } else {
+                old
+            }
+        }
+        "inc" => {
+            if old >= x {
+                0
+            } else {
+                old + 1
+            }
+        }
+        "dec" => {
+            if old == 0 || old > x {
+                x
+            } else {
+                old - 1
+            }
+        }
+        "add_f32" => u64::from((f32::from_bits(old as u32) + f32::from_bits(x as u32)).to_bits()),
+        _ => unreachable!("{op}"),
+    };
+    r & m
+}
+
+#[test]
+fn buffer_atomics_return_the_old_value_and_are_dropped_out_of_range_as_a_whole() {
+    // Lane t works on the 8 bytes at t * 8; NUM_RECORDS (40 * 8 + 4) keeps lane 40's first
+    // dword in range, so its 32-bit atomics run and its 64-bit ones are dropped.
+    let limit = 40 * 8 + 4;
+    let mut buffer = random_bytes(75, 512);
+    let mut rng = StdRng::seed_from_u64(76);
+    let mut inputs = random(77);
+    for t in 0..64 {
+        // Small values for inc/dec wrap points; equal compare values on even lanes.
+        if t % 3 == 0 {
+            buffer[8 * t..8 * t + 4].copy_from_slice(&rng.random_range(0..8u32).to_le_bytes());
+            inputs[1][t] = rng.random_range(0..8);
+        }
+        if t % 2 == 0 {
+            inputs[0][t] = le(&buffer, 8 * t as u64, 4);
+            buffer[8 * t + 4..8 * t + 8].copy_from_slice(&inputs[2][t].to_le_bytes());
+        }
+    }
+    let floats: [[u32; 64]; 3] = {
+        let mut rng = StdRng::seed_from_u64(78);
+        std::array::from_fn(|_| std::array::from_fn(|_| rng.random_range(-1e3f32..1e3).to_bits()))
+    };
+    let mut float_buffer = buffer.clone();
+    for t in 0..64 {
+        float_buffer[8 * t..8 * t + 4].copy_from_slice(&floats[0][t].to_le_bytes());
+    }
+    let ops32 = [
+        ("add_u32", "add"),
+        ("sub_u32", "sub"),
+        ("min_i32", "min_i"),
+        ("max_i32", "max_i"),
+        ("min_u32", "min_u"),
+        ("max_u32", "max_u"),
+        ("and_b32", "and"),
+        ("or_b32", "or"),
+        ("xor_b32", "xor"),
+        ("swap_b32", "swap"),
+        ("cmpswap_b32", "cmpswap"),
+        ("inc_u32", "inc"),
+        ("dec_u32", "dec"),
+        ("add_f32", "add_f32"),
+    ];
+    let ops64 = [
+        ("add_u64", "add"),
+        ("sub_u64", "sub"),
+        ("min_i64", "min_i"),
+        ("max_u64", "max_u"),
+        ("and_b64", "and"),
+        ("or_b64", "or"),
+        ("xor_b64", "xor"),
+        ("swap_b64", "swap"),
+        ("cmpswap_b64", "cmpswap"),
+        ("inc_u64", "inc"),
+        ("dec_u64", "dec"),
+    ];
+    let all = ops32
+        .iter()
+        .map(|o| (o, false))
+        .chain(ops64.iter().map(|o| (o, true)));
+    for ((name, op), wide) in all {
+        let float = *op == "add_f32";
+        let (buf, ins) = if float {
+            (&float_buffer, floats)
+        } else {
+            (&buffer, inputs)
+        };
+        for ret in [true, false] {
+            // Data: 32-bit v4 (cmpswap: v4 new, v5 compare); 64-bit v[4:5] (cmpswap: v[4:5]
+            // new, v[6:7] compare).
+            let data = match (*op == "cmpswap", wide) {
+                (false, false) => "v4",
+                (true, false) | (false, true) => "v[4:5]",
+                (true, true) => "v[4:7]",
+            };
+            let body = |gfx: &str| {
+                let mut l = lines(&["v_lshlrev_b32 v21, 3, v0"]);
+                l.extend(if wide {
+                    lines(&[
+                        "v_mov_b32 v4, v2",
+                        "v_mov_b32 v5, v3",
+                        "v_mov_b32 v6, v1",
+                        "v_mov_b32 v7, v3",
+                    ])
+                } else if *op == "cmpswap" {
+                    lines(&["v_mov_b32 v4, v2", "v_mov_b32 v5, v1"])
+                } else {
+                    lines(&["v_mov_b32 v4, v2"])
+                });
+                let r = if ret { atomic_return(gfx) } else { "" };
+                l.push(format!(
+                    "buffer_atomic_{name} {data}, v21, s[16:19], s21 offen{r}"
+                ));
+                l.extend(wait_vmem(gfx));
+                l
+            };
+            let v = Vsharp::raw(limit, 0);
+            check_buffer(&RUNS, v, body, ins, buf, |_, _, out, after| {
+                for t in 0..64 {
+                    let p = 8 * t as u64;
+                    let n = if wide { 8 } else { 4 };
+                    let in_range = p + n <= u64::from(limit);
+                    let old = u64::from(le(buf, p, 4)) | u64::from(le(buf, p + 4, 4)) << 32;
+                    let old = if wide { old } else { old & 0xffff_ffff };
+                    let (x, c) = match (wide, *op == "cmpswap") {
+                        (true, _) => (
+                            u64::from(ins[1][t]) | u64::from(ins[2][t]) << 32,
+                            u64::from(ins[0][t]) | u64::from(ins[2][t]) << 32,
+                        ),
+                        (false, true) => (u64::from(ins[1][t]), u64::from(ins[0][t])),
+                        (false, false) => (u64::from(ins[1][t]), 0),
+                    };
+                    let new = if in_range {
+                        model_atomic(op, wide, old, x, c)
+                    } else {
+                        old
+                    };
+                    let what = format!("buffer_atomic_{name} return={ret} t {t}");
+                    let got = u64::from(le(after, p, 4)) | u64::from(le(after, p + 4, 4)) << 32;
+                    let keep = le(buf, p + 4, 4);
+                    eq(&format!("{what}: memory lo"), got as u32, new as u32)?;
+                    eq(
+                        &format!("{what}: memory hi"),
+                        (got >> 32) as u32,
+                        if wide { (new >> 32) as u32 } else { keep },
+                    )?;
+                    // The registers: the pre-op value (zero out of range) replaces the first
+                    // dword(s) of the data when the atomic returns; the rest keep the data.
+                    let returned = if in_range { old } else { 0 };
+                    let mut want = if wide {
+                        [ins[1][t], ins[2][t], ins[0][t], ins[2][t]]
+                    } else if *op == "cmpswap" {
+                        [ins[1][t], ins[0][t], 0, 0]
+                    } else {
+                        [ins[1][t], 0, 0, 0]
+                    };
+                    if ret {
+                        want[0] = returned as u32;
+                        if wide {
+                            want[1] = (returned >> 32) as u32;
+                        }
+                    }
+                    for k in 0..4 {
+                        eq(&format!("{what}: v{}", 4 + k), out[k][t], want[k])?;
+                    }
+                }
+                Ok(())
+            });
+        }
+    }
+}

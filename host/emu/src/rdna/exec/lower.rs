@@ -120,8 +120,8 @@ fn ds_name(rest: &str) -> String {
     rest.to_string()
 }
 
-/// A FLAT/GLOBAL/SCRATCH operation's GFX9 name.
-fn memory_name(rest: &str) -> String {
+/// A FLAT/GLOBAL/SCRATCH/buffer operation's GFX9 name (the part after the prefix).
+pub(super) fn memory_name(rest: &str) -> String {
     let size = |s: &str| -> Option<&'static str> {
         Some(match s {
             "u8" => "ubyte",

@@ -84,6 +84,7 @@ pub(crate) fn vmem(ctx: &mut Ctx<'_>, w: &mut Wave, i: &Instruction) -> Result<(
         Format::Flat => gfx9::Format::Flat,
         Format::Global => gfx9::Format::Global,
         Format::Scratch => gfx9::Format::Scratch,
+        Format::Mubuf => return super::buffer::execute(ctx, w, i),
         _ => return Err(Fault::Unsupported),
     };
     let op = gfx9_op(i.op).ok_or(Fault::Unsupported)?;

@@ -3,15 +3,16 @@
 //! Where RDNA does what GFX9 does (most scalar ALU operations, the per-lane ALU math, packed math,
 //! LDS and memory accesses), the GFX9 semantics run (see `lower`); what differs is here: program
 //! control and the split wait counters, the VALU operand model (true16 halves, DPP16 and DPP8, VOPD
-//! dual issue, lane masks of one SGPR in wave32), cross-lane operations, scalar memory and where
-//! each target keeps workgroup ids.
+//! dual issue, lane masks of one SGPR in wave32), cross-lane operations, scalar memory, the buffer
+//! resource's addressing and range checks (see `buffer`) and where each target keeps workgroup ids.
 //!
 //! Not executed (they stop the wave with [`Fault::Unsupported`]): image, export, interpolation and
-//! GDS instructions, buffer data accesses (the cache controls run), the sparse WMMA forms
+//! GDS instructions, formatted buffer accesses (`buffer_*_format_*`), the sparse WMMA forms
 //! (`v_swmmac_*`; see `wmma`), `v_movrel*`, floating point min/max memory atomics, and
 //! scalar float operations other than add, subtract, multiply, FMA, min, max, rounding,
 //! conversions and compares.
 
+mod buffer;
 mod initial_state;
 mod lanes;
 mod lower;
