@@ -194,7 +194,16 @@ impl Stream {
                         "a device buffer",
                     )
                 }
-                LaunchArg::Value { .. } => ("by_value", ArgValueKind::ByValue, "a value"),
+                LaunchArg::Address { device, .. } => {
+                    self.check_buffer(
+                        device,
+                        &format!("argument {position} of {}", metadata.name),
+                    )?;
+                    ("by_value", ArgValueKind::ByValue, "a buffer's address")
+                }
+                LaunchArg::Value { .. } | LaunchArg::Bytes(_) => {
+                    ("by_value", ArgValueKind::ByValue, "a value")
+                }
             };
             if meta.value_kind != kind {
                 return Err(LaunchError::ArgumentKind {
@@ -209,8 +218,8 @@ impl Stream {
                 .into());
             }
         }
-        let values: Vec<([u8; 8], usize)> = args.iter().map(LaunchArg::bytes).collect();
-        let slices: Vec<&[u8]> = values.iter().map(|(bytes, len)| &bytes[..*len]).collect();
+        let values: Vec<_> = args.iter().map(LaunchArg::bytes).collect();
+        let slices: Vec<&[u8]> = values.iter().map(|bytes| &bytes[..]).collect();
         let segment = pack_kernarg(metadata, &slices, &config)?;
         // SAFETY: the caller guarantees that the kernel stays inside the buffers it is passed;
         // the arguments were checked against the metadata and packed at its offsets.

@@ -26,7 +26,8 @@
 //!
 //! What is checked, and when:
 //! - resolving (`module.kernel(decl)`): the kernel exists; the number of explicit arguments; each
-//!   argument's kind (`global_buffer` for pointers, `by_value` for scalars) and size; the
+//!   argument's kind (`global_buffer` for pointers, `by_value` for scalars, structs and
+//!   addresses passed as integers) and size; the
 //!   declaration's `max_threads` equals the code object's `.max_flat_workgroup_size` (else the
 //!   code object is stale);
 //! - every launch ([`check_launch`]): a non-zero grid and block in every dimension; the block
@@ -55,4 +56,6 @@ pub mod signature;
 pub use check::{LaunchError, check_bounds, check_launch, check_signature};
 pub use config::LaunchConfig;
 pub use kernarg::{HIP_GRID_DIMS, KernargSegment, explicit_size, hidden_arg_value, pack_kernarg};
-pub use signature::{KernelParam, KernelSignature, LaunchArg, ParamKind, ParamSpec};
+pub use signature::{
+    AddressOf, ByValue, KernelParam, KernelSignature, LaunchArg, ParamKind, ParamSpec,
+};
