@@ -333,7 +333,8 @@ pub(crate) fn execute(ctx: &mut Ctx<'_>, w: &mut Wave, i: &Instruction) -> Resul
 /// read a 4 x 16 tile, lanes `4k..4k+3` row `k`, and lane `l` receives column `l`; for b8 (n = 8)
 /// they form two interleaved 8 x 8 byte transposes (lanes 0-7 take from the even lanes, 8-15 from
 /// the odd ones); for b4 and b6 (n = 16) the 16 x 16 element matrix is transposed, lane `l`'s
-/// element `r` being lane `r`'s element `l`. An inactive lane's data reads as zero.
+/// element `r` being lane `r`'s element `l`. The guide does not say what an inactive lane
+/// contributes; here its elements read as zero.
 fn transpose(loaded: &[u128; 64], bytes: u32, bits: u32) -> [[u32; 4]; 64] {
     let n = (8 * bytes / bits) as usize;
     let mask = (1u128 << bits) - 1;
