@@ -404,7 +404,13 @@ impl Printer<'_> {
             }
             return Ok(());
         }
-        if matches!(i.op, Op::V_PERMLANE16_B32 | Op::V_PERMLANEX16_B32) {
+        if matches!(
+            i.op,
+            Op::V_PERMLANE16_B32
+                | Op::V_PERMLANEX16_B32
+                | Op::V_PERMLANE16_VAR_B32
+                | Op::V_PERMLANEX16_VAR_B32
+        ) {
             // op_sel here holds fetch-inactive (bit 0) and bound_ctrl (bit 1).
             if m.op_sel & 3 != 0 {
                 write!(self.out, " op_sel:{}", bitlist(m.op_sel, 2))?;
@@ -412,14 +418,7 @@ impl Printer<'_> {
             return Ok(());
         }
         if matches!(i.format, Format::Vop3 | Format::Vop3sd) {
-            let info = i.op.info();
-            // gfx12 code has no 16-bit halves in LLVM's view (op_sel is not printed), and the true16
-            // v_cndmask_b16 of gfx11 names its halves only by register (v1.h).
-            let shows_op_sel = !self.gfx12 && i.op != Op::V_CNDMASK_B16;
-            if m.op_sel != 0 && shows_op_sel && info.operands.iter().any(|o| is_16bit(*o)) {
-                let list = (m.op_sel & ((1 << nsrc) - 1)) | (m.op_sel >> 3 & 1) << nsrc;
-                write!(self.out, " op_sel:{}", bitlist(list, nsrc + 1))?;
-            }
+            self.vop3_op_sel(nsrc)?;
             if m.clamp {
                 self.out.push_str(" clamp");
             }
@@ -429,6 +428,52 @@ impl Printer<'_> {
                 3 => self.out.push_str(" div:2"),
                 _ => {}
             }
+        }
+        Ok(())
+    }
+
+    /// A VOP3 instruction's op_sel (bits 0-2: sources, bit 3: destination) in LLVM's form for it:
+    /// gfx11 names 16-bit halves in the registers and also lists op_sel; gfx12 code has no
+    /// 16-bit halves in LLVM's view and lists op_sel only for the instructions that had it before
+    /// gfx11 (`GFX12_OP_SEL`); the 8-bit float conversions select a byte (`byte_sel`).
+    fn vop3_op_sel(&mut self, nsrc: usize) -> fmt::Result {
+        let i = self.inst;
+        let m = i.mods.op_sel;
+        let bit = |k: u8| m >> k & 1;
+        let list = |m: u8, n: usize| (m & ((1 << n) - 1)) | (m >> 3 & 1) << n;
+        let (sel, n) = match i.op {
+            Op::V_CVT_F32_FP8 | Op::V_CVT_F32_BF8 => {
+                let byte = bit(0) << 1 | bit(1);
+                if byte != 0 {
+                    write!(self.out, " byte_sel:{byte}")?;
+                }
+                return Ok(());
+            }
+            Op::V_CVT_SR_FP8_F32 | Op::V_CVT_SR_BF8_F32 => {
+                let byte = bit(2) | bit(3) << 1;
+                if byte != 0 {
+                    write!(self.out, " byte_sel:{byte}")?;
+                }
+                return Ok(());
+            }
+            // The packed sources are read whole: only the accumulator's and result's halves show.
+            Op::V_DOT2_F16_F16 | Op::V_DOT2_BF16_BF16 => (m & 0b1100, 4),
+            _ if self.gfx12 => {
+                if !GFX12_OP_SEL.contains(&i.op) {
+                    return Ok(());
+                }
+                (list(m, nsrc), nsrc + 1)
+            }
+            Op::V_CNDMASK_B16 => return Ok(()),
+            _ if !self.inst.op.info().operands.iter().any(|o| is_16bit(*o)) => return Ok(()),
+            // A compare that writes EXEC has no destination entry; the 16-bit FMAC's tied
+            // accumulator has one.
+            _ if i.op.name().starts_with("v_cmpx_") => (m & ((1 << nsrc) - 1), nsrc),
+            Op::V_FMAC_F16 => (m, 4),
+            _ => (list(m, nsrc), nsrc + 1),
+        };
+        if sel != 0 {
+            write!(self.out, " op_sel:{}", bitlist(sel, n))?;
         }
         Ok(())
     }
@@ -648,6 +693,47 @@ impl Printer<'_> {
         Ok(())
     }
 }
+
+/// The gfx12 VOP3 instructions whose op_sel LLVM prints (the others' 16-bit operands are whole
+/// registers in its view of gfx12).
+const GFX12_OP_SEL: [Op; 36] = [
+    Op::V_ADD_NC_I16,
+    Op::V_ADD_NC_U16,
+    Op::V_SUB_NC_I16,
+    Op::V_SUB_NC_U16,
+    Op::V_ALIGNBIT_B32,
+    Op::V_ALIGNBYTE_B32,
+    Op::V_CVT_PK_BF8_F32,
+    Op::V_CVT_PK_FP8_F32,
+    Op::V_CVT_PK_F32_BF8,
+    Op::V_CVT_PK_F32_FP8,
+    Op::V_CVT_PK_NORM_I16_F16,
+    Op::V_CVT_PK_NORM_U16_F16,
+    Op::V_DIV_FIXUP_F16,
+    Op::V_FMA_F16,
+    Op::V_MAD_I16,
+    Op::V_MAD_U16,
+    Op::V_MAD_I32_I16,
+    Op::V_MAD_U32_U16,
+    Op::V_MAX3_I16,
+    Op::V_MAX3_U16,
+    Op::V_MAX3_NUM_F16,
+    Op::V_MIN3_I16,
+    Op::V_MIN3_U16,
+    Op::V_MIN3_NUM_F16,
+    Op::V_MED3_I16,
+    Op::V_MED3_U16,
+    Op::V_MED3_NUM_F16,
+    Op::V_MAXIMUM3_F16,
+    Op::V_MINIMUM3_F16,
+    Op::V_MAXIMUM_F16,
+    Op::V_MINIMUM_F16,
+    Op::V_MAXIMUMMINIMUM_F16,
+    Op::V_MINIMUMMAXIMUM_F16,
+    Op::V_MAXMIN_NUM_F16,
+    Op::V_MINMAX_NUM_F16,
+    Op::V_PACK_B32_F16,
+];
 
 /// A gfx12 load's or store's temporal hint as LLVM names it. Hint 3 is BYPASS at system scope and
 /// LU (loads) or WB (stores) below it; a load's reserved hint 7 prints as a number.
