@@ -1518,3 +1518,317 @@ fn buffer_atomics_return_the_old_value_and_are_dropped_out_of_range_as_a_whole()
         }
     }
 }
+
+/// Host model of one dword piece's range check, as the RDNA3/RDNA4 guides' OOB_SELECT table
+/// states it: `index` counts records (lane id included), `offset` is the in-record byte offset.
+fn model_out_of_range(v: Vsharp, stride: u64, index: u64, offset: u64, payload: u64) -> bool {
+    let nr = u64::from(v.num_records);
+    let structured = index >= nr || offset + payload > stride;
+    match v.word3 >> 28 & 3 {
+        0 => structured,
+        1 => index >= nr,
+        2 => nr == 0,
+        _ if v.swizzle != 0 && stride != 0 => structured,
+        _ => offset + payload > nr.saturating_sub(u64::from(v.soffset)),
+    }
+}
+
+#[test]
+fn buffer_structured_loads_check_the_index_and_offset_as_oob_select_says() {
+    let buffer = random_bytes(80, 1024);
+    let mut rng = StdRng::seed_from_u64(81);
+    let mut inputs = random(82);
+    inputs[0] = std::array::from_fn(|_| rng.random_range(0..24));
+    inputs[1] = std::array::from_fn(|_| rng.random_range(0..32));
+    let body = |gfx: &str| {
+        let mut l = lines(&[
+            "v_mov_b32 v8, v1",
+            "v_mov_b32 v9, v2",
+            "buffer_load_b64 v[4:5], v[8:9], s[16:19], s21 idxen offen",
+            "buffer_load_b32 v6, v8, s[16:19], s21 idxen offset:4",
+            "buffer_load_u16 v7, v[8:9], s[16:19], s21 idxen offen offset:2",
+        ]);
+        l.extend(wait_vmem(gfx));
+        l
+    };
+    for (oob, num_records) in [(0, 20), (1, 20), (2, 20), (2, 0), (3, 100)] {
+        let v = Vsharp {
+            stride: 24,
+            swizzle: 0,
+            num_records,
+            word3: word3(oob),
+            soffset: 8,
+        };
+        check_buffer(&RUNS, v, body, inputs, &buffer, |_, _, out, _| {
+            for t in 0..64 {
+                let (index, voff) = (u64::from(inputs[0][t]), u64::from(inputs[1][t]));
+                let load = |offset: u64, bytes: u64| -> [u32; 4] {
+                    let piece = bytes.min(4);
+                    std::array::from_fn(|k| {
+                        let at = offset + 4 * k as u64;
+                        if (k as u64) < bytes.div_ceil(4)
+                            && !model_out_of_range(v, 24, index, at, piece)
+                        {
+                            le(&buffer, 8 + 24 * index + at, piece)
+                        } else {
+                            0
+                        }
+                    })
+                };
+                let b64 = load(voff, 8);
+                let want = [b64[0], b64[1], load(4, 4)[0], load(voff + 2, 2)[0]];
+                for k in 0..4 {
+                    eq(
+                        &format!(
+                            "OOB_SELECT {oob} NUM_RECORDS {num_records} t {t} v{}",
+                            4 + k
+                        ),
+                        out[k][t],
+                        want[k],
+                    )?;
+                }
+            }
+            Ok(())
+        });
+    }
+}
+
+/// Host model of a swizzled buffer's byte offset from the base (RDNA guides, "Swizzled Buffer
+/// Addressing").
+fn model_swizzle(index: u64, offset: u64, stride: u64, element: u64, index_stride: u64) -> u64 {
+    (index / index_stride * stride + offset / element * element) * index_stride
+        + index % index_stride * element
+        + offset % element
+}
+
+#[test]
+fn buffer_swizzled_loads_add_the_lane_id_and_interleave_records() {
+    let buffer = random_bytes(83, 2048);
+    let mut rng = StdRng::seed_from_u64(84);
+    let mut inputs = random(85);
+    inputs[0] = std::array::from_fn(|_| rng.random_range(0..16));
+    inputs[1] = std::array::from_fn(|_| 4 * rng.random_range(0..4));
+    // What each output loads: (bytes of the load, instruction offset, dword of the load, VGPR
+    // index used, VGPR offset used).
+    type Load = (u64, u64, u64, bool, bool);
+    // (SWIZZLE_ENABLE, element bytes, INDEX_STRIDE field, body, loads)
+    let cases: [(u32, u64, u32, &[&str], [Load; 4]); 2] = [
+        (
+            1,
+            4,
+            1,
+            &[
+                "buffer_load_b32 v4, v[8:9], s[16:19], s21 idxen offen",
+                "buffer_load_b32 v5, v9, s[16:19], s21 offen offset:4",
+                "buffer_load_b32 v6, v8, s[16:19], s21 idxen offset:12",
+                "buffer_load_u16 v7, v[8:9], s[16:19], s21 idxen offen offset:2",
+            ],
+            [
+                (4, 0, 0, true, true),
+                (4, 4, 0, false, true),
+                (4, 12, 0, true, false),
+                (2, 2, 0, true, true),
+            ],
+        ),
+        (
+            3,
+            16,
+            0,
+            &[
+                "buffer_load_b64 v[4:5], v[8:9], s[16:19], s21 idxen offen",
+                "buffer_load_b32 v6, v9, s[16:19], s21 offen offset:8",
+                "buffer_load_b32 v7, v8, s[16:19], s21 idxen offset:12",
+            ],
+            [
+                (8, 0, 0, true, true),
+                (8, 0, 1, true, true),
+                (4, 8, 0, false, true),
+                (4, 12, 0, true, false),
+            ],
+        ),
+    ];
+    for (swizzle, element, index_stride, body, loads) in cases {
+        for soffset in [0, 32] {
+            let v = Vsharp {
+                stride: 16,
+                swizzle,
+                num_records: 48,
+                word3: word3(3) | 1 << 23 | index_stride << 21,
+                soffset,
+            };
+            let body = |gfx: &str| {
+                let mut l = lines(&["v_mov_b32 v8, v1", "v_mov_b32 v9, v2"]);
+                l.extend(lines(body));
+                l.extend(wait_vmem(gfx));
+                l
+            };
+            check_buffer(&RUNS, v, body, inputs, &buffer, |gfx, lanes, out, _| {
+                for t in 0..64 {
+                    let lane = (t % lanes) as u64;
+                    for (k, &(bytes, imm, dword, indexed, offen)) in loads.iter().enumerate() {
+                        let vidx = if indexed { u64::from(inputs[0][t]) } else { 0 };
+                        let voff = if offen { u64::from(inputs[1][t]) } else { 0 };
+                        let (index, offset) = (vidx + lane, voff + imm);
+                        let piece = bytes.min(4);
+                        let at = offset + 4 * dword;
+                        let want = if model_out_of_range(v, 16, index, at, piece) {
+                            0
+                        } else {
+                            // gfx11 adds soffset to the base, gfx12 swizzles it with the offset.
+                            let (outside, inside) = if gfx12(gfx) {
+                                (0, u64::from(soffset))
+                            } else {
+                                (u64::from(soffset), 0)
+                            };
+                            let first = model_swizzle(
+                                index,
+                                offset + inside,
+                                16,
+                                element,
+                                8 << index_stride,
+                            );
+                            le(&buffer, outside + first + 4 * dword, piece)
+                        };
+                        eq(
+                            &format!("swizzle {swizzle} soffset {soffset} t {t} v{}", 4 + k),
+                            out[k][t],
+                            want,
+                        )?;
+                    }
+                }
+                Ok(())
+            });
+        }
+    }
+}
+
+#[test]
+fn gfx12_buffer_strides_are_scaled_by_stride_scale() {
+    // STRIDE 6 with STRIDE_SCALE 1 (x4): records of 24 bytes, checked as OOB_SELECT 0.
+    let buffer = random_bytes(86, 1024);
+    let mut rng = StdRng::seed_from_u64(87);
+    let mut inputs = random(88);
+    inputs[0] = std::array::from_fn(|_| rng.random_range(0..24));
+    inputs[1] = std::array::from_fn(|_| rng.random_range(0..28));
+    let v = Vsharp {
+        stride: 6,
+        swizzle: 0,
+        num_records: 20,
+        word3: word3(0) | 1 << 18,
+        soffset: 4,
+    };
+    let runs = [("gfx1201", false), ("gfx1201", true)];
+    let body = |gfx: &str| {
+        let mut l = lines(&[
+            "v_mov_b32 v8, v1",
+            "v_mov_b32 v9, v2",
+            "buffer_load_b32 v4, v[8:9], s[16:19], s21 idxen offen",
+        ]);
+        l.extend(wait_vmem(gfx));
+        l
+    };
+    check_buffer(&runs, v, body, inputs, &buffer, |_, _, out, _| {
+        for t in 0..64 {
+            let (index, offset) = (u64::from(inputs[0][t]), u64::from(inputs[1][t]));
+            let want = if model_out_of_range(v, 24, index, offset, 4) {
+                0
+            } else {
+                le(&buffer, 4 + 24 * index + offset, 4)
+            };
+            eq(
+                &format!("t {t} index {index} offset {offset}"),
+                out[0][t],
+                want,
+            )?;
+        }
+        Ok(())
+    });
+}
+
+#[test]
+fn buffer_accesses_through_an_unbound_resource_read_zero_and_write_nothing() {
+    // FORMAT 0 without ADD_TID_ENABLE is the guides' unbound resource, whatever NUM_RECORDS says.
+    let buffer = random_bytes(89, 512);
+    let inputs = random(90);
+    let v = Vsharp {
+        word3: 3 << 28,
+        ..Vsharp::raw(512, 0)
+    };
+    let body = |gfx: &str| {
+        let mut l = lines(&[
+            "buffer_load_b64 v[4:5], v20, s[16:19], s21 offen",
+            "v_mov_b32 v6, v1",
+        ]);
+        l.push(format!(
+            "buffer_atomic_add_u32 v6, v20, s[16:19], s21 offen offset:4{}",
+            atomic_return(gfx)
+        ));
+        l.push("buffer_store_b32 v2, v20, s[16:19], s21 offen offset:256".into());
+        l.push("buffer_load_u8 v7, off, s[16:19], s21 offset:3".into());
+        l.extend(wait_vmem(gfx));
+        l
+    };
+    check_buffer(&RUNS, v, body, inputs, &buffer, |_, _, out, after| {
+        for t in 0..64 {
+            for k in 0..4 {
+                eq(&format!("t {t} v{}", 4 + k), out[k][t], 0)?;
+            }
+        }
+        if after != buffer {
+            return Err("an unbound resource's store or atomic wrote memory".into());
+        }
+        Ok(())
+    });
+}
+
+#[test]
+fn unmodelled_buffer_descriptor_settings_stop_the_wave_with_a_reason() {
+    let buffer = random_bytes(91, 256);
+    let inputs = random(92);
+    let load = "buffer_load_b32 v4, v20, s[16:19], s21 offen";
+    let cases: [(Vsharp, &str, &str); 4] = [
+        (
+            Vsharp {
+                swizzle: 2,
+                stride: 16,
+                ..Vsharp::raw(256, 0)
+            },
+            load,
+            "reserved SWIZZLE_ENABLE",
+        ),
+        (
+            Vsharp {
+                word3: word3(3) | 2 << 30,
+                ..Vsharp::raw(256, 0)
+            },
+            load,
+            "TYPE",
+        ),
+        (
+            Vsharp {
+                swizzle: 1,
+                stride: 16,
+                ..Vsharp::raw(256, 0)
+            },
+            "buffer_load_b128 v[4:7], v20, s[16:19], s21 offen",
+            "wider than the descriptor's element size",
+        ),
+        (
+            Vsharp::raw(256, 0),
+            "buffer_load_format_x v4, v20, s[16:19], s21 offen",
+            "formatted buffer accesses",
+        ),
+    ];
+    for (v, line, reason) in cases {
+        for &(gfx, wave64) in &RUNS {
+            let Some(r) = run_buffer(gfx, wave64, v, &lines(&[line]), &inputs, &buffer) else {
+                common::skip("llc not available");
+                return;
+            };
+            match r {
+                Ok(_) => panic!("{gfx} wave64={wave64} {line}: ran, want a fault ({reason})"),
+                Err(e) => assert!(e.contains(reason), "{gfx} {line}: {e}"),
+            }
+        }
+    }
+}
