@@ -598,8 +598,10 @@ pub(crate) fn compute(op: Op, e: &Env, s: &[Lanes; 3], d: &mut Lanes) -> Result<
             } else {
                 Fp8::e5m2(e.fnuz)
             };
+            // The VOP3 byte select reads op_sel[0] as the high bit of the byte index and op_sel[1]
+            // as the low bit (byte 1 is op_sel:[0,1], byte 2 op_sel:[1,0]).
             let sel = if e.vop3 {
-                u32::from(e.mods.op_sel & 3) * 8
+                u32::from((e.mods.op_sel & 1) << 1 | (e.mods.op_sel >> 1 & 1)) * 8
             } else {
                 0
             };

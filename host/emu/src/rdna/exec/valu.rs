@@ -39,11 +39,19 @@ pub(crate) fn execute(ctx: &mut Ctx<'_>, w: &mut Wave, i: &Instruction) -> Resul
             valid &= gather(w, i, k, specs[k + 1], lanes)?;
         }
     }
+    // The shared semantics see each 16-bit source as the half `gather` selected, so its op_sel
+    // bit must not select again (v_cvt_pk_f32_fp8's word select is such a bit).
+    let mut mods = i.mods;
+    for (k, spec) in specs[1..].iter().enumerate() {
+        if is_16bit(*spec) {
+            mods.op_sel &= !(1 << k);
+        }
+    }
     let env = Env {
         vcc: w.vcc(),
         ieee: w.ieee(),
         clamp: i.mods.clamp,
-        mods: i.mods,
+        mods,
         vop3: matches!(i.format, Format::Vop3 | Format::Vop3sd),
         fnuz: false,
     };
