@@ -1,10 +1,10 @@
 //! `cargo xtask emu run`: runs one kernel of any code object (Iron's or clang's) on the emulator.
 
-use crate::emu_args::{ArgSpec, parse_dims};
+use crate::emu_args::{ArgSpec, check_args, parse_dims};
 use anyhow::{Context, Result, bail};
 use iron::code_object::{Bundle, CodeObject, is_bundle};
 use iron::emulator::{Emulator, emulated_targets};
-use iron::launch::LaunchArg;
+use iron::launch::{LaunchArg, check_launch};
 use iron::{DeviceBuffer, LaunchConfig};
 use iron_emu::{ACCESS_WIDTHS, Counters, InstructionClass};
 use std::path::{Path, PathBuf};
@@ -86,37 +86,37 @@ pub fn run(req: &RunRequest) -> Result<()> {
     let device = emulator.device();
     let module = device.load_module(&image)?;
     let kernel = module.kernel_by_name(&req.kernel)?;
+    let config = LaunchConfig::new(grid, block).with_dynamic_lds(req.lds);
+    // The geometry first, as a launch checks it, then the arguments with messages that name
+    // the `--arg` to change.
+    check_launch(kernel.metadata(), &config, device.properties())?;
+    check_args(kernel.metadata(), &req.args, &specs)?;
 
     let mut buffers = Vec::new();
-    for spec in &specs {
-        if let ArgSpec::Buffer(path) = spec {
-            let bytes =
-                std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
-            buffers.push(DeviceBuffer::<u8>::from_slice(&device, &bytes)?);
-        }
+    for path in specs.iter().filter_map(ArgSpec::file) {
+        let bytes =
+            std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
+        buffers.push(DeviceBuffer::<u8>::from_slice(&device, &bytes)?);
     }
+    let values: Vec<Option<Vec<u8>>> = specs.iter().map(ArgSpec::value_bytes).collect();
     let mut next_buffer = buffers.iter();
     let args: Vec<LaunchArg<'_>> = specs
         .iter()
-        .map(|spec| match spec.value_bytes() {
-            Some(value) => {
-                let mut bytes = [0u8; 8];
-                bytes[..value.len()].copy_from_slice(&value);
-                LaunchArg::Value {
-                    bytes,
-                    len: value.len(),
-                }
+        .zip(&values)
+        .map(|(spec, value)| match (spec, value) {
+            (_, Some(bytes)) => LaunchArg::Bytes(bytes),
+            (ArgSpec::Address(_), None) => {
+                LaunchArg::address_of(next_buffer.next().expect("one buffer per ptr: argument"))
             }
-            None => {
-                let buffer = next_buffer.next().expect("one buffer per buf: argument");
-                LaunchArg::Buffer {
-                    address: buffer.address(),
-                    device: &device,
-                }
-            }
+            (_, None) => LaunchArg::Buffer {
+                address: next_buffer
+                    .next()
+                    .expect("one buffer per buf: argument")
+                    .address(),
+                device: &device,
+            },
         })
         .collect();
-    let config = LaunchConfig::new(grid, block).with_dynamic_lds(req.lds);
     let stream = device.default_stream();
     // SAFETY: the emulator checks every access against its allocations, so a kernel that strays
     // outside its buffers faults instead of touching host memory.
@@ -132,13 +132,16 @@ pub fn run(req: &RunRequest) -> Result<()> {
     Ok(())
 }
 
-/// Writes buffer argument `i` (its position among all arguments) to `<dir>/arg<i>.bin`.
+/// Writes the buffer of argument `i` (`buf:` or `ptr:`; `i` is its position among all
+/// arguments) to `<dir>/arg<i>.bin`.
 fn write_buffers(specs: &[ArgSpec], buffers: &[DeviceBuffer<u8>], dir: &Path) -> Result<()> {
     std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
     let mut buffers = buffers.iter();
     for (i, spec) in specs.iter().enumerate() {
-        if matches!(spec, ArgSpec::Buffer(_)) {
-            let buffer = buffers.next().expect("one buffer per buf: argument");
+        if spec.file().is_some() {
+            let buffer = buffers
+                .next()
+                .expect("one buffer per buf: or ptr: argument");
             let path = dir.join(format!("arg{i}.bin"));
             std::fs::write(&path, buffer.to_vec()?)
                 .with_context(|| format!("cannot write {}", path.display()))?;

@@ -126,7 +126,7 @@ enum EmuCmd {
         /// The gfx to emulate (picks the bundle entry; one entry needs none).
         #[arg(long)]
         gfx: Option<String>,
-        /// Where buffer argument I is written back, as arg<I>.bin.
+        /// Where buffer argument I (buf: or ptr:) is written back, as arg<I>.bin.
         #[arg(long, value_name = "DIR", default_value = ".")]
         out_dir: PathBuf,
         /// Print the profiler counters.
@@ -135,8 +135,12 @@ enum EmuCmd {
         /// Print every executed instruction with its wave and PC.
         #[arg(long)]
         trace: bool,
-        /// A kernel argument, in order: buf:<PATH>, u32:<N>, i32:<N>, u64:<N>, i64:<N>,
-        /// f32:<X>, f64:<X>.
+        /// A kernel argument, in order, checked against the kernel's metadata (kind and size):
+        /// buf:<PATH> (a pointer to a buffer holding the file), ptr:<PATH> (that buffer's address
+        /// as an 8-byte integer: intptr_t, uintptr_t, size_t), u8:<N>, i8:<N>, u16:<N>, i16:<N>,
+        /// u32:<N>, i32:<N>, u64:<N>, i64:<N> (decimal or 0x hex), bool:<true|false|1|0>,
+        /// f32:<X>, f64:<X>, bytes:<HEX> (raw bytes in memory order, two hex digits each, e.g. a
+        /// struct by value with its padding).
         #[arg(long = "arg", value_name = "SPEC")]
         args: Vec<String>,
     },
@@ -209,13 +213,8 @@ fn main() {
                 stats,
                 trace,
                 args: args
-                    .into_iter()
-                    .map(|a| match a.strip_prefix("buf:") {
-                        Some(path) if !path.is_empty() => {
-                            format!("buf:{}", cwd.join(path).display())
-                        }
-                        _ => a,
-                    })
+                    .iter()
+                    .map(|a| emu_args::resolve_path(a, &cwd))
                     .collect(),
             }),
         }

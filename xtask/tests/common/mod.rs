@@ -43,3 +43,26 @@ pub fn library_code_object() -> PathBuf {
     let dir = std::env::var_os("IRON_ARTIFACTS").expect("IRON_ARTIFACTS: run `cargo xtask test`");
     PathBuf::from(dir).join("gfx950/kernels.co")
 }
+
+/// The emulator's test kernel `<file>` in `IRON_EMU_TEST_OBJECTS` (built by `cargo xtask test`
+/// from `host/emu/tests/data/src`), or `None` after saying why the test is skipped. Under
+/// `cargo xtask test` (`IRON_REQUIRE_TOOLS` set) every object is built, so there its absence
+/// fails the test.
+pub fn emu_test_object(file: &str) -> Option<PathBuf> {
+    let path = std::env::var_os("IRON_EMU_TEST_OBJECTS").map(|dir| PathBuf::from(dir).join(file));
+    match path {
+        Some(path) if path.is_file() => Some(path),
+        _ => {
+            let reason = format!(
+                "{file} is not in IRON_EMU_TEST_OBJECTS (`cargo xtask test` builds it from \
+                 host/emu/tests/data/src)"
+            );
+            assert!(
+                std::env::var_os("IRON_REQUIRE_TOOLS").is_none(),
+                "{reason}: it must exist under `cargo xtask test`"
+            );
+            eprintln!("skipped: {reason}");
+            None
+        }
+    }
+}
