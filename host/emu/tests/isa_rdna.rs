@@ -1284,8 +1284,9 @@ fn buffer_raw_stores_write_only_the_dwords_in_range() {
             &buffer,
             |_, _, _, after| {
                 let mut want = buffer.clone();
-                for t in 0..64 {
-                    let regs = [data[0][t], data[1][t], data[2][t], data[0][t] ^ data[1][t]];
+                let lanes = data[0].iter().zip(&data[1]).zip(&data[2]);
+                for (t, ((&a, &b), &c)) in lanes.enumerate() {
+                    let regs = [a, b, c, a ^ b];
                     let src: Vec<u8> = regs.iter().flat_map(|r| r.to_le_bytes()).collect();
                     let p = soffset + 4 + 16 * t as u64;
                     let piece = bytes.min(4);
@@ -1612,7 +1613,8 @@ fn buffer_swizzled_loads_add_the_lane_id_and_interleave_records() {
     // index used, VGPR offset used).
     type Load = (u64, u64, u64, bool, bool);
     // (SWIZZLE_ENABLE, element bytes, INDEX_STRIDE field, body, loads)
-    let cases: [(u32, u64, u32, &[&str], [Load; 4]); 2] = [
+    type Case = (u32, u64, u32, &'static [&'static str], [Load; 4]);
+    let cases: [Case; 2] = [
         (
             1,
             4,
@@ -1769,9 +1771,9 @@ fn buffer_accesses_through_an_unbound_resource_read_zero_and_write_nothing() {
         l
     };
     check_buffer(&RUNS, v, body, inputs, &buffer, |_, _, out, after| {
-        for t in 0..64 {
-            for k in 0..4 {
-                eq(&format!("t {t} v{}", 4 + k), out[k][t], 0)?;
+        for (k, reg) in out.iter().enumerate() {
+            for (t, &got) in reg.iter().enumerate() {
+                eq(&format!("t {t} v{}", 4 + k), got, 0)?;
             }
         }
         if after != buffer {

@@ -1,6 +1,8 @@
 //! Test support: LLVM tools of the pinned toolchain, and reading code objects with the `object` crate.
 #![allow(dead_code)]
 
+pub mod hip_buffer;
+pub mod hip_classes;
 pub mod hip_kernels;
 pub mod objdump_diff;
 pub mod random_instruction;
