@@ -94,3 +94,36 @@ fn hand_written_gfx9_instructions_disassemble_like_llvm_objdump() {
     assert!(compared >= 70);
     assert!(mismatches.is_empty(), "{} differ", mismatches.len());
 }
+
+/// gfx950's scaled MFMA with every combination of its scale-select bits (op_sel bits 11-13 of
+/// the first word, op_sel_hi bit 14 and bits 27-28 of the second): llvm-objdump lists the two
+/// meaningful bits of each field, always prints op_sel_hi, and ignores the third bits.
+#[test]
+fn gfx950_scaled_mfma_scale_selects_disassemble_like_llvm_objdump() {
+    if llvm_tool("llc").is_none() || llvm_tool("llvm-objdump").is_none() {
+        common::skip("llc/llvm-objdump not found (install the llvm-tools component)");
+        return;
+    }
+    let target = Target::Gfx950;
+    // v_mfma_scale_f32_16x16x128_f8f6f4 a[0:3], v[8:11], v[8:11], a[0:3], v1, v1 cbsz:4 blgp:4
+    let base = [0xD3AC_1000u32, 0x0002_0301, 0xD3AD_8C00, 0x8402_1108];
+    let mut slots = Vec::new();
+    for sel in 0..8u32 {
+        for hi in 0..8u32 {
+            let mut w = base.to_vec();
+            w[0] = (w[0] & !(0xf << 11)) | sel << 11 | (hi >> 2) << 14;
+            w[1] = (w[1] & !(3 << 27)) | (hi & 3) << 27;
+            slots.push(w);
+        }
+    }
+    let (compared, mismatches) = common::compare_words(target.name(), false, &slots, |w| {
+        gfx9::decode(target, w)
+            .map(|i| (usize::from(i.len), gfx9::disassemble(target, &i)))
+            .map_err(|e| e.to_string())
+    });
+    for m in &mismatches {
+        eprintln!("{m}");
+    }
+    assert_eq!(compared, 64);
+    assert!(mismatches.is_empty(), "{} differ", mismatches.len());
+}

@@ -1769,3 +1769,47 @@ fn rdna_refuses_a_descriptor_that_asks_for_preloaded_arguments() {
         }
     }
 }
+
+/// gfx950's scaled MFMA takes one scale byte per scale operand from op_sel/op_sel_hi bits 0 and 1;
+/// the fields' third bits select nothing (llvm-objdump ignores them too), so setting them leaves
+/// the result unchanged, while moving a scale byte changes it.
+#[test]
+fn scaled_mfma_ignores_the_third_scale_select_bits() {
+    let mut rng = StdRng::seed_from_u64(950);
+    let mut inputs = random(950);
+    for lane in 0..64 {
+        for k in 0..2 {
+            inputs[k][lane] =
+                u32::from_le_bytes(std::array::from_fn(|_| rng.random_range(124..=130)));
+        }
+    }
+    // v_mfma_scale_f32_16x16x128_f8f6f4 v[4:7], v[8:15], v[8:15], v[4:7], v1, v2
+    // op_sel:[1,0,0] op_sel_hi:[0,1,0], then with op_sel's and op_sel_hi's third bits set, then
+    // with op_sel:[0,0,0].
+    let mfma = |w0: u32| format!(".long {w0:#x}, 0x10020501, 0xd3ad0804, 0x04121108");
+    let run = |w0: u32| {
+        let line = mfma(w0);
+        let body = [
+            "v_and_b32 v8, 0x37373737, v3",
+            "v_xor_b32 v9, 0x11111111, v8",
+            "v_xor_b32 v10, 0x22222222, v8",
+            "v_xor_b32 v11, 0x04040404, v8",
+            "v_mov_b32 v12, v9",
+            "v_mov_b32 v13, v10",
+            "v_mov_b32 v14, v11",
+            "v_mov_b32 v15, v8",
+            line.as_str(),
+            "s_nop 7",
+            "s_nop 7",
+        ];
+        run_on("gfx950", &body, [&inputs[0], &inputs[1], &inputs[2]], 64)
+    };
+    let Some(selected) = run(0xd3ac_0800) else {
+        return;
+    };
+    let with_ignored_bits = run(0xd3ac_0800 | 1 << 13 | 1 << 14).unwrap();
+    let other_byte = run(0xd3ac_0000).unwrap();
+    assert_eq!(selected, with_ignored_bits);
+    assert_ne!(selected, other_byte);
+    assert!(selected.iter().flatten().any(|&v| v != 0));
+}

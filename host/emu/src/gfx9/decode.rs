@@ -593,8 +593,10 @@ impl Decoder<'_> {
             self.src(bits(w1, 8, 0) as u16, b32, 4, &mut len)?,
             self.src(bits(w1, 17, 9) as u16, b32, 4, &mut len)?,
         ];
-        i.mods.op_sel = bits(w, 13, 11) as u8;
-        i.mods.op_sel_hi = (bits(w1, 28, 27) | bits(w, 14, 14) << 2) as u8;
+        // The two scale operands each take an op_sel and op_sel_hi bit (their byte); the third
+        // bits of the fields (word 0 bits 13 and 14) select nothing.
+        i.mods.op_sel = bits(w, 12, 11) as u8;
+        i.mods.op_sel_hi = bits(w1, 28, 27) as u8;
         i.len = 16;
         Ok(i)
     }

@@ -770,9 +770,7 @@ impl Printer<'_> {
             if i.mods.op_sel != 0 {
                 write!(self.out, " op_sel:{}", bitlist(i.mods.op_sel, 3))?;
             }
-            if i.mods.op_sel_hi != 7 {
-                write!(self.out, " op_sel_hi:{}", bitlist(i.mods.op_sel_hi, 3))?;
-            }
+            write!(self.out, " op_sel_hi:{}", bitlist(i.mods.op_sel_hi, 3))?;
         }
         if f.cbsz != 0 {
             write!(self.out, " cbsz:{}", f.cbsz)?;
