@@ -724,4 +724,251 @@ mod tests {
             "{e}"
         );
     }
+
+    /// hip_args.hip built for `gfx` (`IRON_EMU_TEST_OBJECTS`, built by `cargo xtask test`), or
+    /// `None` after saying why the test is skipped; under `cargo xtask test`
+    /// (`IRON_REQUIRE_TOOLS` set) a missing object fails.
+    fn hip_args_object(file: &str) -> Option<Vec<u8>> {
+        let path = std::env::var_os("IRON_EMU_TEST_OBJECTS")
+            .map(|dir| std::path::PathBuf::from(dir).join(file));
+        match path.map(std::fs::read) {
+            Some(Ok(image)) => Some(image),
+            _ => {
+                assert!(
+                    std::env::var_os("IRON_REQUIRE_TOOLS").is_none(),
+                    "{file} is not in IRON_EMU_TEST_OBJECTS: `cargo xtask test` builds it"
+                );
+                eprintln!("skipped: {file} is not in IRON_EMU_TEST_OBJECTS");
+                None
+            }
+        }
+    }
+
+    /// hip_args.hip's `S12 { unsigned char a; int b; unsigned short c; }`.
+    #[repr(C)]
+    #[derive(Clone, Copy, bytemuck::Pod, bytemuck::Zeroable)]
+    struct S12 {
+        a: u8,
+        pad0: [u8; 3],
+        b: i32,
+        c: u16,
+        pad1: [u8; 2],
+    }
+
+    /// hip_args.hip's `S3 { signed char a; unsigned char b; bool c; }`.
+    #[repr(C)]
+    #[derive(Clone, Copy, bytemuck::Pod, bytemuck::Zeroable)]
+    struct S3 {
+        a: i8,
+        b: u8,
+        c: u8,
+    }
+
+    /// HIP's default bounds, which clang records for a kernel without launch bounds.
+    const HIP_BOUNDS: iron_intrinsics::launch::LaunchBounds =
+        iron_intrinsics::launch::LaunchBounds {
+            max_threads: 1024,
+            min_waves_per_eu: 0,
+            max_waves_per_eu: 0,
+            allow_scratch: false,
+        };
+
+    #[test]
+    fn typed_launches_pass_small_values_addresses_and_structs_to_hip_kernels() {
+        use crate::emulator::Emulator;
+        use crate::{DeviceBuffer, DeviceError, LaunchConfig};
+        use iron_intrinsics::launch::KernelDecl;
+
+        for (gfx, file) in [
+            ("gfx942", "hip_args_preload_gfx942.co"),
+            ("gfx1201", "hip_args_gfx1201.co"),
+        ] {
+            let Some(image) = hip_args_object(file) else {
+                return;
+            };
+            let emulator = Emulator::new(gfx).unwrap();
+            let device = emulator.device();
+            let module = device.load_module(&image).unwrap();
+            let stream = device.default_stream();
+            let config = LaunchConfig::new([1, 1, 1], [64, 1, 1]);
+
+            type Small = fn(i8, *mut i64, u8, i16, bool, u16, i8);
+            let small = module
+                .kernel(KernelDecl::<Small>::new("args_small", HIP_BOUNDS))
+                .unwrap();
+            let mut out = DeviceBuffer::<i64>::zeros(&device, 6).unwrap();
+            for (c, uc, sh, b, us, last) in [
+                (i8::MIN, u8::MAX, i16::MIN, true, u16::MAX, i8::MAX),
+                (i8::MAX, 0, i16::MAX, false, 0, i8::MIN),
+                (-3, 17, -1234, true, 40000, 0),
+            ] {
+                // SAFETY: args_small writes out[0..6], and out holds 6.
+                unsafe {
+                    stream
+                        .launch(&small, config, (c, &mut out, uc, sh, b, us, last))
+                        .unwrap()
+                };
+                assert_eq!(
+                    out.to_vec().unwrap(),
+                    [
+                        c.into(),
+                        uc.into(),
+                        sh.into(),
+                        b.into(),
+                        us.into(),
+                        last.into()
+                    ],
+                    "{gfx}"
+                );
+            }
+
+            type Ptr = fn(u8, AddressOf<*const i32>, *mut u64, AddressOf<*mut i32>, usize);
+            let ptr = module
+                .kernel(KernelDecl::<Ptr>::new("args_ptr", HIP_BOUNDS))
+                .unwrap();
+            let src_values: Vec<i32> = (0..9).map(|i| i * 1000 - 4000).collect();
+            let src = DeviceBuffer::from_slice(&device, &src_values).unwrap();
+            let mut dst = DeviceBuffer::from_slice(&device, &[-1i32; 9]).unwrap();
+            let mut out = DeviceBuffer::<u64>::zeros(&device, 4).unwrap();
+            // SAFETY: args_ptr reads src[0..8] and writes dst[0..8] and out[0..4].
+            unsafe {
+                stream
+                    .launch(&ptr, config, (5, &src, &mut out, &mut dst, 8))
+                    .unwrap()
+            };
+            let mut want: Vec<i32> = src_values[..8].iter().map(|v| v * 2 + 5).collect();
+            want.push(-1);
+            assert_eq!(dst.to_vec().unwrap(), want, "{gfx}");
+            assert_eq!(
+                out.to_vec().unwrap(),
+                [5, src.address(), dst.address(), 8],
+                "{gfx}"
+            );
+
+            type Structs = fn(i16, ByValue<S24>, bool, ByValue<S12>, ByValue<S3>, *mut i64, i8);
+            let structs = module
+                .kernel(KernelDecl::<Structs>::new("args_structs", HIP_BOUNDS))
+                .unwrap();
+            let s24 = S24 {
+                a: i32::MIN,
+                pad0: 0xdead_beef,
+                d: -1.5,
+                e: -300,
+                f: i8::MIN,
+                pad1: [0xee; 5],
+            };
+            let s12 = S12 {
+                a: 255,
+                pad0: [0xaa; 3],
+                b: 123_456_789,
+                c: u16::MAX,
+                pad1: [0xbb; 2],
+            };
+            let s3 = S3 {
+                a: -1,
+                b: 200,
+                c: 1,
+            };
+            let mut out = DeviceBuffer::<i64>::zeros(&device, 13).unwrap();
+            // SAFETY: args_structs writes out[0..13], and out holds 13.
+            unsafe {
+                stream
+                    .launch(
+                        &structs,
+                        config,
+                        (i16::MAX, s24, false, s12, s3, &mut out, -7),
+                    )
+                    .unwrap()
+            };
+            assert_eq!(
+                out.to_vec().unwrap(),
+                [
+                    i16::MAX.into(),
+                    i32::MIN.into(),
+                    (-1.5f64).to_bits() as i64,
+                    -300,
+                    i8::MIN.into(),
+                    0,
+                    255,
+                    123_456_789,
+                    u16::MAX.into(),
+                    -1,
+                    200,
+                    1,
+                    -7,
+                ],
+                "{gfx}"
+            );
+
+            // The same struct kernel untyped: the metadata checks every size.
+            let kernel = module.kernel_by_name("args_structs").unwrap();
+            let short = [0u8; 11];
+            let mut args = vec![
+                LaunchArg::value(&1i16.to_le_bytes()),
+                LaunchArg::pod(&s24),
+                LaunchArg::value(&[1]),
+                LaunchArg::pod(&short),
+                LaunchArg::pod(&s3),
+                LaunchArg::Buffer {
+                    address: out.address(),
+                    device: out.device(),
+                },
+                LaunchArg::value(&[2]),
+            ];
+            // SAFETY: refused before it runs.
+            let e = unsafe { stream.launch_untyped(&kernel, config, &args) }.unwrap_err();
+            assert!(
+                e.to_string().contains(
+                    "argument 4 of 7: the code object expects 12 bytes, the launch passes 11 bytes"
+                ),
+                "{e}"
+            );
+            args[3] = LaunchArg::pod(&s12);
+            args[5] = LaunchArg::address_of(&out);
+            // SAFETY: refused before it runs.
+            let e = unsafe { stream.launch_untyped(&kernel, config, &args) }.unwrap_err();
+            assert!(
+                e.to_string().contains("argument 6 of 7: the code object has a global_buffer argument, the launch passes a buffer's address as by_value"),
+                "{e}"
+            );
+
+            // A signature that disagrees with the metadata is refused when it is resolved.
+            type WrongStruct =
+                fn(i16, ByValue<[u8; 16]>, bool, ByValue<S12>, ByValue<S3>, *mut i64, i8);
+            let e = module
+                .kernel(KernelDecl::<WrongStruct>::new("args_structs", HIP_BOUNDS))
+                .unwrap_err();
+            assert!(
+                e.to_string()
+                    .contains("expects 24 bytes, the launch passes 16 bytes"),
+                "{e}"
+            );
+            type PointerForAddress = fn(u8, *const i32, *mut u64, AddressOf<*mut i32>, usize);
+            let e = module
+                .kernel(KernelDecl::<PointerForAddress>::new("args_ptr", HIP_BOUNDS))
+                .unwrap_err();
+            assert!(
+                e.to_string().contains("argument 2 of 5: the code object has a by_value argument, the launch passes *const i32 as global_buffer"),
+                "{e}"
+            );
+
+            // An address of another device's buffer is refused like a buffer of another device.
+            let other = Emulator::new(gfx).unwrap();
+            let foreign = DeviceBuffer::from_slice(&other.device(), &[0i32; 4]).unwrap();
+            let ptr_kernel = module.kernel_by_name("args_ptr").unwrap();
+            let args = [
+                LaunchArg::value(&[0]),
+                LaunchArg::address_of(&foreign),
+                LaunchArg::Buffer {
+                    address: out.address(),
+                    device: out.device(),
+                },
+                LaunchArg::address_of(&dst),
+                LaunchArg::value(&0u64.to_le_bytes()),
+            ];
+            // SAFETY: refused before it runs.
+            let e = unsafe { stream.launch_untyped(&ptr_kernel, config, &args) }.unwrap_err();
+            assert!(matches!(e, DeviceError::DeviceMismatch { .. }), "{e}");
+        }
+    }
 }
