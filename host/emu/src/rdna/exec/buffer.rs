@@ -28,11 +28,11 @@
 //!
 //! Not modelled, and refused with [`Fault::NotExecuted`] rather than run wrong: the formatted
 //! accesses (`buffer_*_format_*`, which convert through FORMAT and apply DST_SEL), a TYPE other
-//! than buffer, the reserved SWIZZLE_ENABLE 2, swizzled accesses wider than the element size, TFE
-//! (the extra status VGPR), negative instruction offsets, and the floating point min/max,
-//! compare-swap and clamped-subtract atomics. DST_SEL does not apply to untyped accesses; the
-//! gfx12 compression controls (3.27:24) change no data and are ignored, as are the cache
-//! controls.
+//! than buffer, the reserved SWIZZLE_ENABLE 2, swizzled accesses wider than the element size or
+//! of 16 bytes, TFE (the extra status VGPR) and negative instruction offsets. The floating point
+//! min/max, float compare-swap and clamped-subtract atomics stop with [`Fault::Unsupported`].
+//! DST_SEL does not apply to untyped accesses; the gfx12 compression controls (3.27:24) change no
+//! data and are ignored, as are the cache controls.
 
 use super::super::inst::{Instruction, Operand, OperandKind};
 use super::lower::memory_name;
@@ -196,9 +196,14 @@ pub(crate) fn execute(ctx: &mut Ctx<'_>, w: &mut Wave, i: &Instruction) -> Resul
         target,
         [0u8, 1, 2, 3].map(|k| w.sgpr_read(r.wrapping_add(k)) as u32),
     )?;
-    if desc.element.is_some_and(|e| u64::from(bytes) > e) {
+    // The guides: one access must not exceed the element, and 16-byte accesses are not
+    // supported with 16-byte elements.
+    if desc
+        .element
+        .is_some_and(|e| u64::from(bytes) > e || bytes == 16)
+    {
         return Err(Fault::NotExecuted(
-            "swizzled buffer accesses wider than the descriptor's element size",
+            "swizzled buffer accesses wider than the descriptor's element size (or of 16 bytes)",
         ));
     }
     let soffset = w.scalar(&i.src[2])? & 0xffff_ffff;
