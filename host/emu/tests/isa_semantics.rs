@@ -1813,3 +1813,66 @@ fn scaled_mfma_ignores_the_third_scale_select_bits() {
     assert_ne!(selected, other_byte);
     assert!(selected.iter().flatten().any(|&v| v != 0));
 }
+
+/// The f16 nearest `a * b + c` (ties to even) for inputs whose exact value f64 holds (asserted):
+/// scaled to the f16 step around it, rounded to an integer, scaled back.
+fn f16_of_exact_fma(a: f64, b: f64, c: f64) -> u16 {
+    let (p, s) = (a * b, a * b + c);
+    let v = s - p;
+    assert_eq!(
+        (p - (s - v)) + (c - v),
+        0.0,
+        "{a} * {b} + {c} is exact in f64"
+    );
+    let exponent = ((s.abs().to_bits() >> 52) as i32 - 1023).max(-14);
+    let q = (2f64).powi(exponent - 10);
+    let r = (s / q).round_ties_even() * q;
+    assert!(r.abs() <= 65504.0, "finite");
+    f16::from_f64(r).to_bits()
+}
+
+#[test]
+fn f16_fma_results_round_once_from_the_exact_value() {
+    // v1: f16 pairs {a, b} (normal, 0.5 <= |x| < 8), v2: f32 c (1 <= |c| < 100), v3: f16 pairs {k,
+    // m}. Lane 0: a * b = 3 * 2^-10 - 3 * 2^-28, so a * b + 3.140625 lies just below the midpoint
+    // of two f16 values; lane 1: 1 * (2^-10 + 2^-30) + 2 lies just above the midpoint of 2 and
+    // 2 + 2^-9. A rounding to f32 first lands on the midpoint (and ties to even the wrong way).
+    let mut rng = StdRng::seed_from_u64(131);
+    let mut half = || {
+        let x =
+            f16::from_f32(rng.random_range(0.5f32..8.0) * if rng.random() { 1.0 } else { -1.0 });
+        u32::from(x.to_bits())
+    };
+    let mut inputs: [[u32; 64]; 3] = [[0; 64]; 3];
+    let [pairs, _, constants] = &mut inputs;
+    for v in pairs.iter_mut().chain(constants.iter_mut()) {
+        *v = half() | half() << 16;
+    }
+    let mut rng = StdRng::seed_from_u64(132);
+    for c in inputs[1].iter_mut() {
+        *c = (rng.random_range(1.0f32..100.0) * if rng.random() { 1.0 } else { -1.0 }).to_bits();
+    }
+    let h = |x: f64| u32::from(f16::from_f64(x).to_bits());
+    inputs[0][0] =
+        h(3.0 * (2f64).powi(-10) * (1.0 + (2f64).powi(-9))) | h(1.0 - (2f64).powi(-9)) << 16;
+    inputs[2][0] = h(3.140625) | h(-0.5) << 16;
+    inputs[0][1] = h(1.0) | h(1.5) << 16;
+    inputs[1][1] = ((2f32).powi(-10) + (2f32).powi(-30)).to_bits();
+    let body = [
+        "v_mov_b32 v4, 0x12340000",
+        "v_fma_mixlo_f16 v4, v1, v2, 2.0 op_sel_hi:[1,0,0]",
+        "v_lshrrev_b32 v8, 16, v1",
+        "v_fma_f16 v5, v1, v8, v3",
+        "v_pk_fma_f16 v6, v1, v1, v3 op_sel:[0,1,0] op_sel_hi:[0,1,1]",
+        "v_mov_b32 v7, 0",
+    ];
+    check_all(&body, inputs, |_, i, o| {
+        let f = |x: u32| f64::from(f16::from_bits(x as u16).to_f32());
+        let (a, b, k, m) = (f(i[0]), f(i[0] >> 16), f(i[2]), f(i[2] >> 16));
+        let c = f64::from(f32::from_bits(i[1]));
+        eq(o[0], 0x1234_0000 | u32::from(f16_of_exact_fma(a, c, 2.0)))?;
+        eq(o[1] & 0xffff, u32::from(f16_of_exact_fma(a, b, k)))?;
+        let lo = u32::from(f16_of_exact_fma(a, b, k));
+        eq(o[2], lo | u32::from(f16_of_exact_fma(a, b, m)) << 16)
+    });
+}

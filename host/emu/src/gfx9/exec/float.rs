@@ -438,6 +438,48 @@ pub(crate) fn f32_to_f16_rtz(x: f32) -> u16 {
     r.to_bits()
 }
 
+/// The f16 nearest `s + e` (round to nearest even), where `s` is the f64 nearest the exact value
+/// and `e` the exact remainder: `e` decides a tie of `s`. `half`'s f64 conversion is not used on
+/// inexact values: it rounds through f32 or ignores the low mantissa bits, rounding twice.
+pub(crate) fn f64_to_f16_exact(s: f64, e: f64) -> f16 {
+    if !s.is_finite() {
+        return f16::from_f64(s);
+    }
+    let a = s.abs();
+    let away = e != 0.0 && (e > 0.0) == (s > 0.0);
+    if a > 65520.0 || a == 65520.0 && (e == 0.0 || away) {
+        return f16::from_f64(s.signum() * f64::INFINITY);
+    }
+    let q = if a < 6.103515625e-5 {
+        ldexp64(1.0, -24)
+    } else {
+        ldexp64(1.0, exponent64(a) - 1023 - 10)
+    };
+    let m = s / q;
+    let r = if (m - m.trunc()).abs() == 0.5 && e != 0.0 {
+        if away {
+            m.trunc() + m.signum()
+        } else {
+            m.trunc()
+        }
+    } else {
+        m.round_ties_even()
+    };
+    f16::from_f64(r * q)
+}
+
+/// `a * b + c` rounded once to f16 (round to nearest even), for a product exact in f64 (f16 or
+/// f32 factors).
+pub(crate) fn fma_to_f16(a: f64, b: f64, c: f64) -> f16 {
+    let p = a * b;
+    let s = p + c;
+    if !s.is_finite() {
+        return f16::from_f64(s);
+    }
+    let v = s - p;
+    f64_to_f16_exact(s, (p - (s - v)) + (c - v))
+}
+
 /// Float to signed/unsigned normalised 16-bit integer (V_CVT_PKNORM_*).
 pub(crate) fn to_snorm16(x: f32) -> u16 {
     let v = if x.is_nan() { 0.0 } else { x.clamp(-1.0, 1.0) };

@@ -65,7 +65,7 @@ fn hb(x: f32) -> u64 {
 }
 #[inline]
 fn hb64(x: f64) -> u64 {
-    u64::from(f16::from_f64(x).to_bits())
+    u64::from(f64_to_f16_exact(x, 0.0).to_bits())
 }
 
 #[inline]
@@ -468,7 +468,7 @@ pub(crate) fn compute(op: Op, e: &Env, s: &[Lanes; 3], d: &mut Lanes) -> Result<
         V_SUBREV_F16 => bin(d, a, b, |x, y| hb(hf(y) - hf(x))),
         V_MUL_F16 => bin(d, a, b, |x, y| hb(hf(x) * hf(y))),
         V_FMA_F16 | V_FMA_LEGACY_F16 => tri(d, a, b, c, |x, y, z| {
-            hb64(f64::from(hf(x)).mul_add(f64::from(hf(y)), f64::from(hf(z))))
+            u64::from(fma_to_f16(f64::from(hf(x)), f64::from(hf(y)), f64::from(hf(z))).to_bits())
         }),
         V_MAC_F16 | V_MAD_F16 | V_MADMK_F16 | V_MADAK_F16 | V_MAD_LEGACY_F16 => {
             tri(d, a, b, c, |x, y, z| {
@@ -1020,7 +1020,7 @@ pub(crate) fn compute(op: Op, e: &Env, s: &[Lanes; 3], d: &mut Lanes) -> Result<
         V_PK_FMAC_F16 => tri(d, a, b, c, |x, y, z| {
             let fma = |k: u32| {
                 let v = |w: u64| f64::from(hf(w >> (16 * k)));
-                u64::from(f16::from_f64(v(x).mul_add(v(y), v(z))).to_bits()) << (16 * k)
+                u64::from(fma_to_f16(v(x), v(y), v(z)).to_bits()) << (16 * k)
             };
             fma(0) | fma(1)
         }),

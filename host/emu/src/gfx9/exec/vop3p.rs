@@ -5,6 +5,7 @@ use super::super::decode::inline_f16;
 use super::super::inst::{Instruction, OperandKind};
 use super::super::opcodes::Op;
 use super::Wave;
+use super::float::fma_to_f16;
 use super::valu::{Lanes, read_operand};
 use crate::error::Fault;
 use half::f16;
@@ -64,9 +65,8 @@ pub(crate) fn execute(w: &mut Wave, i: &Instruction) -> Result<(), Fault> {
                     let x = |k: usize| hf(neg16(k, hi, sel(k, hi, s[k][l], 16)));
                     let r = match i.op {
                         V_PK_FMA_F16 => {
-                            f16::from_f64(f64::from(x(0)).mul_add(f64::from(x(1)), f64::from(x(2))))
-                                .to_bits()
-                                .into()
+                            let x = |k: usize| f64::from(x(k));
+                            u64::from(fma_to_f16(x(0), x(1), x(2)).to_bits())
                         }
                         V_PK_ADD_F16 => hb(x(0) + x(1)),
                         V_PK_MUL_F16 => hb(x(0) * x(1)),
@@ -194,15 +194,16 @@ pub(crate) fn execute(w: &mut Wave, i: &Instruction) -> Result<(), Fault> {
                     f
                 };
                 let r = x(0).mul_add(x(1), x(2));
+                let h = fma_to_f16(x(0), x(1), x(2));
                 d[l] = match i.op {
                     V_FMA_MIX_F32 => u64::from((r as f32).to_bits()),
                     V_FMA_MIXLO_F16 => {
                         let old = w.vreg(&i.dst)?.0[w.vreg(&i.dst)?.1][l];
-                        u64::from(old & 0xffff_0000) | u64::from(f16::from_f64(r).to_bits())
+                        u64::from(old & 0xffff_0000) | u64::from(h.to_bits())
                     }
                     _ => {
                         let old = w.vreg(&i.dst)?.0[w.vreg(&i.dst)?.1][l];
-                        u64::from(old & 0xffff) | u64::from(f16::from_f64(r).to_bits()) << 16
+                        u64::from(old & 0xffff) | u64::from(h.to_bits()) << 16
                     }
                 };
             }

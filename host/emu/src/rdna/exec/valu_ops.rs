@@ -2,7 +2,7 @@
 //! see `lower`). Sources arrive as raw lane bits with modifiers applied, as for GFX9's.
 
 use super::super::opcodes::Op;
-use crate::gfx9::exec::float::{maximum32, minimum32};
+use crate::gfx9::exec::float::{fma_to_f16, maximum32, minimum32};
 use crate::gfx9::exec::valu::Lanes;
 
 /// Computes `op` for every lane if it is an RDNA-only operation; `false` if it is not one.
@@ -27,6 +27,12 @@ pub(crate) fn compute(op: Op, s: &[Lanes; 3], d: &mut Lanes) -> bool {
         }),
         Op::V_MAXIMUM_F32 => each(d, &|x, y, _| fb(maximum32(f(x), f(y)))),
         Op::V_MINIMUM_F32 => each(d, &|x, y, _| fb(minimum32(f(x), f(y)))),
+        // The decoder puts K where it is read (FMAMK: src1, FMAAK: src2) and FMAC's accumulator
+        // in src2: S0 * S1 + S2.
+        Op::V_FMAMK_F16 | Op::V_FMAAK_F16 | Op::V_FMAC_F16 => each(d, &|x, y, z| {
+            let h = |v: u64| f64::from(half::f16::from_bits(v as u16).to_f32());
+            u64::from(fma_to_f16(h(x), h(y), h(z)).to_bits())
+        }),
         _ => return false,
     }
     true
