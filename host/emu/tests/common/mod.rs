@@ -2,6 +2,7 @@
 #![allow(dead_code)]
 
 pub mod hip_buffer;
+pub mod hip_classes;
 pub mod hip_kernels;
 pub mod objdump_diff;
 pub mod random_instruction;
