@@ -31,7 +31,11 @@ pub(crate) fn execute(ctx: &mut Ctx<'_>, w: &mut Wave, i: &Instruction) -> Resul
         return Ok(());
     }
     let exec = w.exec();
-    let specs = i.op.info().operands_on(ctx.target);
+    let mut specs = i.op.info().operands_on(ctx.target);
+    // FMAMK reads K from src1, which moves the register operand to src2.
+    if matches!(i.op, Op::V_FMAMK_F16 | Op::V_FMAMK_F32) {
+        specs[3] = specs[2];
+    }
     let mut srcs = [[0u64; 64]; 3];
     let mut valid = u64::MAX;
     for (k, lanes) in srcs.iter_mut().enumerate() {
