@@ -711,7 +711,8 @@ impl Decoder<'_> {
         }
         let name = op.name();
         let returns = !name.contains("_atomic_") || i.fields.glc;
-        if dst.kind != RegKind::None && returns && !name.contains("_load_lds_") {
+        // A load to LDS (the lds bit, or gfx940's `_load_lds_` opcodes) writes no VGPR.
+        if dst.kind != RegKind::None && returns && !name.contains("_load_lds_") && !i.fields.lds {
             i.dst = Self::vgpr(bits(w1, 31, 24), dst, acc);
         }
         Ok(i)
@@ -728,6 +729,10 @@ impl Decoder<'_> {
         f.glc = bit(w, 14);
         f.scc = bit(w, 15);
         f.lds = bit(w, 16);
+        // A load to LDS writes no VGPR (its vdata field is unused).
+        if f.lds && op.name().contains("_load_") {
+            i.dst = Operand::NONE;
+        }
         f.slc = bit(w, 17);
         Ok(i)
     }

@@ -882,6 +882,9 @@ impl Printer<'_> {
             write!(self.out, " offset:{}", i.fields.imm)?;
         }
         self.cache_bits();
+        if i.fields.lds {
+            self.out.push_str(" lds");
+        }
         Ok(())
     }
 

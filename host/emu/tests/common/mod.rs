@@ -60,11 +60,18 @@ pub fn objdump(path: &Path, gfx: &str) -> Vec<ObjdumpLine> {
 /// Runs `llvm-objdump -d --mcpu=<gfx>` on `path`, for wave64 code with
 /// `--mattr=+wavefrontsize64`; returns every instruction line.
 pub fn objdump_wave(path: &Path, gfx: &str, wave64: bool) -> Vec<ObjdumpLine> {
+    let features: &[&str] = if wave64 { &["+wavefrontsize64"] } else { &[] };
+    objdump_features(path, gfx, features)
+}
+
+/// Runs `llvm-objdump -d --mcpu=<gfx>` on `path` with the target `features` (`--mattr`);
+/// returns every instruction line.
+pub fn objdump_features(path: &Path, gfx: &str, features: &[&str]) -> Vec<ObjdumpLine> {
     let tool = llvm_tool("llvm-objdump").expect("llvm-objdump from the toolchain's llvm-tools");
     let mut cmd = Command::new(tool);
     cmd.arg("-d").arg(format!("--mcpu={gfx}"));
-    if wave64 {
-        cmd.arg("--mattr=+wavefrontsize64");
+    if !features.is_empty() {
+        cmd.arg(format!("--mattr={}", features.join(",")));
     }
     let out = cmd.arg(path).output().expect("run llvm-objdump");
     let text = String::from_utf8_lossy(&out.stdout);
@@ -508,11 +515,11 @@ impl AsmKernel {
 
 /// Assembles each of `lines` alone for `gfx` (with `features`), decodes it with `decode` (its
 /// length in bytes and its text, or why it does not decode) and compares the text with what
-/// `llvm-objdump` prints for the same words. Returns how many were compared and the mismatches.
+/// `llvm-objdump` prints for the same words with the same features. Returns how many were
+/// compared and the mismatches.
 pub fn compare_hand_written(
     gfx: &str,
     features: &[&str],
-    wave64: bool,
     lines: &[String],
     decode: impl Fn(&[u32]) -> Result<(usize, String), String>,
 ) -> (usize, Vec<String>) {
@@ -523,7 +530,7 @@ pub fn compare_hand_written(
             decode(&words).unwrap_or_else(|e| panic!("{gfx}: `{line}` does not decode: {e}"));
         slots.push(words[..len / 4].to_vec());
     }
-    compare_words(gfx, wave64, &slots, decode)
+    compare_words(gfx, features, &slots, decode)
 }
 
 /// The instruction words `line` assembles to for `gfx` (with `features`).
@@ -536,10 +543,11 @@ pub fn assemble_words(gfx: &str, features: &[&str], line: &str) -> Vec<u32> {
 }
 
 /// Decodes each instruction of `slots` with `decode` and compares its text with what
-/// `llvm-objdump` prints for the same words. Returns how many were compared and the mismatches.
+/// `llvm-objdump` prints for the same words with the target `features`. Returns how many were
+/// compared and the mismatches.
 pub fn compare_words(
     gfx: &str,
-    wave64: bool,
+    features: &[&str],
     slots: &[Vec<u32>],
     decode: impl Fn(&[u32]) -> Result<(usize, String), String>,
 ) -> (usize, Vec<String>) {
@@ -550,7 +558,7 @@ pub fn compare_words(
     ));
     std::fs::create_dir_all(&dir).unwrap();
     let elf = words_to_elf(gfx, slots, &dir);
-    let llvm: std::collections::HashMap<u64, String> = objdump_wave(&elf, gfx, wave64)
+    let llvm: std::collections::HashMap<u64, String> = objdump_features(&elf, gfx, features)
         .into_iter()
         .map(|l| (l.address, l.text))
         .collect();
@@ -565,7 +573,7 @@ pub fn compare_words(
         };
         if ours != want {
             mismatches.push(format!(
-                "{gfx} wave64={wave64} {words:08x?}: llvm `{want}` ours `{ours}`"
+                "{gfx} {features:?} {words:08x?}: llvm `{want}` ours `{ours}`"
             ));
         }
     }

@@ -315,10 +315,9 @@ pub(crate) fn execute(ctx: &mut Ctx<'_>, w: &mut Wave, i: &Instruction) -> Resul
         return super::buffer_format::execute(ctx, w, i);
     }
     let access = match accesses()[i.op as usize].ok_or(Fault::Unsupported)? {
-        // A MUBUF load with the `lds` bit writes LDS at M0 instead of its VGPRs.
-        Access::Load { bytes, signed, .. } if i.format == Format::Mubuf && i.fields.lds => {
-            Access::LoadLds { bytes, signed }
-        }
+        // A MUBUF or global load with the `lds` bit (gfx90a's `global_load_dword ... lds`)
+        // writes LDS at M0 instead of its VGPRs.
+        Access::Load { bytes, signed, .. } if i.fields.lds => Access::LoadLds { bytes, signed },
         access => access,
     };
     let class = match access {
