@@ -221,9 +221,11 @@ def main():
             op["operands"] = {}
             print(f"note: {name} has no operands", file=sys.stderr)
         for o in (op["operands"], op.get("gfx12_operands")):
-            if o is not None and "_atomic_cmpswap_" in name and "dst" in o and "src1" in o:
+            flat_or_global = "MUBUF" not in op["encodings"]
+            if o is not None and "_atomic_cmpswap_" in name and flat_or_global and "dst" in o and "src1" in o:
                 # AMD's data gives the destination the width of the data (new value and compare
-                # value); the pre-op value it returns is half of that.
+                # value); the pre-op value it returns is half of that. A buffer atomic's data and
+                # result share one register range (vdata), which keeps the data's width.
                 bits, ty, kind = o["src1"]
                 o["dst"] = (bits // 2, ty, kind)
         if op.get("gfx12_operands") == op["operands"]:

@@ -7,6 +7,10 @@ spelled. This script builds one probe instruction per (encoding, opcode number),
 `llvm-objdump --mcpu=<target>`, and records the mnemonic LLVM prints. VOPD (dual issue) is probed per
 half: the X opcodes with `v_dual_add_f32` as Y, the Y opcodes with `v_dual_add_f32` as X.
 
+LLVM decodes gfx1201 without true16 by default, and a few gfx1201 instructions exist only in its true16
+tables (`v_mov_b16`, `v_swap_b16`): a second pass with `--mattr=+real-true16` fills the slots the default
+pass leaves empty.
+
 Output: gen/llvm_rdna_mnemonics.json, {target: {encoding: {opcode: mnemonic}}}; read by
 gen_rdna_tables.py. Run by hand when the toolchain changes:
 
@@ -105,8 +109,9 @@ def gfx12_probes():
     return out
 
 
-def disassemble(target, plist):
-    """{encoding: {opcode: mnemonic}} as `llvm-objdump` prints the probes (for VOPDY, the Y half)."""
+def disassemble(target, plist, mattr=None):
+    """{encoding: {opcode: mnemonic}} as `llvm-objdump` prints the probes (for VOPDY, the Y half),
+    with the target features `mattr` if given."""
     lines = ['target triple = "amdgcn-amd-amdhsa"', 'module asm ".text"', 'module asm ".globl probe"',
              'module asm "probe:"']
     for _, _, words in plist:
@@ -117,7 +122,8 @@ def disassemble(target, plist):
         with open(ll, "w") as f:
             f.write("\n".join(lines) + "\n")
         subprocess.check_call([tool("llc"), "-mtriple=amdgcn-amd-amdhsa", "-mcpu=" + target, "-filetype=obj", ll, "-o", obj])
-        text = subprocess.check_output([tool("llvm-objdump"), "-d", "--mcpu=" + target, obj], text=True)
+        features = ["--mattr=" + mattr] if mattr else []
+        text = subprocess.check_output([tool("llvm-objdump"), "-d", "--mcpu=" + target, *features, obj], text=True)
     by_addr = {}
     for line in text.splitlines():
         m = re.match(r"\s+(\S.*?)\s*//\s*([0-9A-F]+):", line)
@@ -142,6 +148,9 @@ def disassemble(target, plist):
 def main():
     probes = {"gfx1100": common_probes() + gfx11_probes(), "gfx1201": common_probes() + gfx12_probes()}
     out = {t: disassemble(t, probes[t]) for t in TARGETS}
+    for enc, ops in disassemble("gfx1201", probes["gfx1201"], "+real-true16").items():
+        for op, mnemonic in ops.items():
+            out["gfx1201"].setdefault(enc, {}).setdefault(op, mnemonic)
     path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "llvm_rdna_mnemonics.json")
     with open(path, "w") as f:
         json.dump(out, f, indent=1, sort_keys=True)

@@ -77,6 +77,8 @@ fn lines(gfx: &str, wave64: bool) -> Vec<String> {
                 "s_fmamk_f32 s1, s2, 0x40400000, s3",
                 "s_fmaak_f32 s1, s2, s3, 0x40400000",
                 "s_fmaak_f32 s1, 0x40400000, s3, 0x40400000",
+                "buffer_atomic_cmpswap_b64 v[2:5], v7, s[0:3], null offen th:TH_ATOMIC_RETURN",
+                "buffer_atomic_cmpswap_b32 v[2:3], v7, s[0:3], s5 idxen",
             ]
             .map(String::from),
         );
@@ -84,9 +86,12 @@ fn lines(gfx: &str, wave64: bool) -> Vec<String> {
         l.extend(
             [
                 "v_add_f16_e64 v1.h, -v2.l, v3.h clamp",
+                "v_fmamk_f16 v0.l, v2.l, 0x3d7d, v2.h",
+                "v_fmac_f16_e32 v4.h, v1.l, v2.h",
                 "v_cvt_f32_f16_e32 v1, v2.h",
                 "global_load_b64 v[1:2], v3, s[4:5] offset:-64 glc slc",
                 "global_atomic_max_i32 v1, v2, v3, s[4:5] glc",
+                "buffer_atomic_cmpswap_b64 v[2:5], v7, s[0:3], 0 offen glc",
                 "scratch_load_b128 v[1:4], v5, off offset:16",
                 "scratch_store_b32 off, v1, s7 offset:-8",
                 "s_load_b256 s[4:11], s[2:3], 0x40",
@@ -182,7 +187,6 @@ fn hand_written_rdna_instructions_disassemble_like_llvm_objdump() {
         let (n, m) = compare_hand_written(
             target.name(),
             features,
-            wave64,
             &lines(target.name(), wave64),
             |words| {
                 rdna::decode(target, wave, words)
@@ -246,7 +250,7 @@ fn gfx12_cache_policies_disassemble_like_llvm_objdump() {
             slots.push(w);
         }
     }
-    let (compared, mismatches) = common::compare_words(target.name(), false, &slots, |words| {
+    let (compared, mismatches) = common::compare_words(target.name(), &[], &slots, |words| {
         rdna::decode(target, WaveSize::Wave32, words)
             .map(|i| (usize::from(i.len), rdna::disassemble(target, &i)))
             .map_err(|e| e.to_string())
@@ -312,7 +316,7 @@ fn vop3_op_sel_disassembles_like_llvm_objdump() {
                 slots.push(vec![0xD400_0000 | num << 16 | sel << 11 | 2, sources]);
             }
         }
-        let (compared, mismatches) = common::compare_words(target.name(), false, &slots, |w| {
+        let (compared, mismatches) = common::compare_words(target.name(), &[], &slots, |w| {
             rdna::decode(target, WaveSize::Wave32, w)
                 .map(|i| (usize::from(i.len), rdna::disassemble(target, &i)))
                 .map_err(|e| e.to_string())
@@ -333,4 +337,36 @@ fn vop3_op_sel_disassembles_like_llvm_objdump() {
             mismatches.len()
         );
     }
+}
+
+/// gfx1201 instructions that only LLVM's true16 tables hold (`v_mov_b16`, `v_swap_b16`), so only
+/// llvm-objdump with `+real-true16` decodes them, with their 16-bit halves named.
+#[test]
+fn gfx1201_true16_only_instructions_disassemble_like_llvm_objdump() {
+    if llvm_tool("llc").is_none() || llvm_tool("llvm-objdump").is_none() {
+        common::skip("llc/llvm-objdump not found (install the llvm-tools component)");
+        return;
+    }
+    let target = Target::Gfx1201;
+    let lines = [
+        "v_mov_b16_e32 v1.l, v2.h",
+        "v_mov_b16_e32 v1.h, 0x1234",
+        "v_mov_b16_e32 v1.l, s2",
+        "v_mov_b16_e32 v1.l, -1",
+        "v_mov_b16_e64 v1.h, v2.l",
+        "v_mov_b16_e64 v200.l, v201.h",
+        "v_swap_b16 v1.l, v2.h",
+        "v_swap_b16 v3.h, v4.l",
+    ]
+    .map(String::from);
+    let (n, mismatches) = compare_hand_written(target.name(), &["+real-true16"], &lines, |w| {
+        rdna::decode(target, WaveSize::Wave32, w)
+            .map(|i| (usize::from(i.len), rdna::disassemble(target, &i)))
+            .map_err(|e| e.to_string())
+    });
+    for m in &mismatches {
+        eprintln!("{m}");
+    }
+    assert_eq!(n, lines.len());
+    assert!(mismatches.is_empty(), "{} differ", mismatches.len());
 }

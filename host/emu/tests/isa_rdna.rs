@@ -1834,3 +1834,69 @@ fn unmodelled_buffer_descriptor_settings_stop_the_wave_with_a_reason() {
         }
     }
 }
+
+/// `v_mov_b16` (VOP1 and VOP3) and `v_swap_b16` move one 16-bit half and keep the other, on
+/// gfx1100 and on gfx1201 (where only LLVM's true16 tables hold them).
+#[test]
+fn sixteen_bit_moves_and_swaps_touch_one_half() {
+    let body = |_: &str, _| {
+        lines(&[
+            "v_mov_b32 v4, v3",
+            "v_mov_b16_e32 v4.h, v1.l",
+            "v_mov_b32 v5, v3",
+            "v_mov_b16_e64 v5.l, v2.h",
+            "v_mov_b32 v6, v1",
+            "v_mov_b32 v7, v2",
+            "v_swap_b16 v6.h, v7.l",
+            "v_mov_b16_e32 v3.l, 0x1234",
+            "v_mov_b16_e32 v5.h, v3.l",
+        ])
+    };
+    check(&RUNS, body, random(16), 0, |_, lane, i, o| {
+        let (a, b, c) = (i[0][lane.t], i[1][lane.t], i[2][lane.t]);
+        eq("v_mov_b16 .h <- .l", o[0], (c & 0xffff) | a << 16)?;
+        eq(
+            "v_mov_b16_e64 .l <- .h, then .h <- 0x1234",
+            o[1],
+            b >> 16 | 0x1234 << 16,
+        )?;
+        eq("v_swap_b16 first", o[2], (a & 0xffff) | b << 16)?;
+        eq("v_swap_b16 second", o[3], (b & 0xffff_0000) | a >> 16)
+    });
+}
+
+/// The 16-bit FMAs of the VOP2 encoding read the 16-bit half their register field names in every
+/// operand slot: `v_fmac_f16`'s accumulator is the destination's half, `v_fmamk_f16`'s addend
+/// (the vsrc1 field) keeps its half when it moves behind the constant.
+#[test]
+fn sixteen_bit_vop2_fmas_read_the_named_halves() {
+    let body = |_: &str, _| {
+        lines(&[
+            "v_mov_b32 v4, v3",
+            "v_fmac_f16_e32 v4.h, v1.l, v2.h",
+            "v_mov_b32 v5, v3",
+            "v_fmamk_f16 v5.l, v1.h, 0x4000, v2.h",
+            "v_mov_b32 v6, v3",
+            "v_fmaak_f16 v6.h, v1.l, v2.l, 0x3c00",
+        ])
+    };
+    check(&RUNS, body, halves(17), 0, |_, lane, i, o| {
+        let (a, b, c) = (i[0][lane.t], i[1][lane.t], i[2][lane.t]);
+        let fma = |x: u32, y: u32, z: u32| {
+            u32::from(
+                f16::from_f64(f64::from(h(x)).mul_add(f64::from(h(y)), f64::from(h(z)))).to_bits(),
+            )
+        };
+        eq(
+            "v_fmac_f16 .h",
+            o[0],
+            (c & 0xffff) | fma(a, b >> 16, c >> 16) << 16,
+        )?;
+        eq(
+            "v_fmamk_f16",
+            o[1],
+            (c & 0xffff_0000) | fma(a >> 16, 0x4000, b >> 16),
+        )?;
+        eq("v_fmaak_f16", o[2], (c & 0xffff) | fma(a, b, 0x3c00) << 16)
+    });
+}

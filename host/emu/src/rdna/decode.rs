@@ -462,8 +462,10 @@ impl Decoder<'_> {
         // (GFX10+ encodes one literal per instruction, however many operands read it).
         match op {
             Op::V_FMAMK_F32 | Op::V_FMAMK_F16 => {
+                // vsrc1 is the addend: its 16-bit half moves with it to source 2.
                 i.src[2] = i.src[1];
                 i.src[1] = self.kimm(1, &mut i.len)?;
+                i.mods.op_sel = i.mods.op_sel & !0b110 | (i.mods.op_sel & 0b10) << 1;
             }
             Op::V_FMAAK_F32 | Op::V_FMAAK_F16 => {
                 i.src[2] = self.kimm(1, &mut i.len)?;
@@ -473,7 +475,11 @@ impl Decoder<'_> {
                 i.sdst = self.vcc();
                 i.src[2] = self.vcc();
             }
-            _ if is_tied_accumulator(op) => i.src[2] = i.dst,
+            _ if is_tied_accumulator(op) => {
+                // The accumulator is the destination, the same 16-bit half included.
+                i.src[2] = i.dst;
+                i.mods.op_sel |= (i.mods.op_sel >> 3 & 1) << 2;
+            }
             _ => {}
         }
         Ok(i)

@@ -115,7 +115,12 @@ impl Printer<'_> {
     }
 
     fn spec(&self, slot: usize) -> OperandSpec {
-        self.inst.op.info().operands_on(self.target)[slot]
+        let specs = self.inst.op.info().operands_on(self.target);
+        // FMAMK's register addend sits behind K, in source 2, with the shape of source 1.
+        if slot == 3 && matches!(self.inst.op, Op::V_FMAMK_F32 | Op::V_FMAMK_F16) {
+            return specs[2];
+        }
+        specs[slot]
     }
 
     /// An operand as LLVM prints it; `half` is `Some(high)` for a 16-bit VGPR half.
@@ -137,7 +142,7 @@ impl Printer<'_> {
             OperandKind::None => String::new(),
             OperandKind::Sgpr(r) => sgpr_range(r, o.dwords),
             OperandKind::Vgpr(r) | OperandKind::Agpr(r) => match half {
-                Some(hi) if !self.gfx12 => format!("v{r}.{}", if hi { 'h' } else { 'l' }),
+                Some(hi) if self.true16() => format!("v{r}.{}", if hi { 'h' } else { 'l' }),
                 Some(true)
                     if matches!(self.inst.format, Format::Vop1 | Format::Vop2 | Format::Vopc) =>
                 {
@@ -432,6 +437,12 @@ impl Printer<'_> {
         Ok(())
     }
 
+    /// Whether LLVM prints the instruction in true16 form (16-bit halves named `v1.l`/`v1.h`):
+    /// all of gfx11, and on gfx12 the instructions only its true16 tables hold.
+    fn true16(&self) -> bool {
+        !self.gfx12 || matches!(self.inst.op, Op::V_MOV_B16 | Op::V_SWAP_B16)
+    }
+
     /// A VOP3 instruction's op_sel (bits 0-2: sources, bit 3: destination) in LLVM's form for it:
     /// gfx11 names 16-bit halves in the registers and also lists op_sel; gfx12 code has no
     /// 16-bit halves in LLVM's view and lists op_sel only for the instructions that had it before
@@ -458,7 +469,7 @@ impl Printer<'_> {
             }
             // The packed sources are read whole: only the accumulator's and result's halves show.
             Op::V_DOT2_F16_F16 | Op::V_DOT2_BF16_BF16 => (m & 0b1100, 4),
-            _ if self.gfx12 => {
+            _ if self.gfx12 && !self.true16() => {
                 if !GFX12_OP_SEL.contains(&i.op) {
                     return Ok(());
                 }

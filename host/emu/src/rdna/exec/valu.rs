@@ -9,7 +9,7 @@
 use super::super::decode::is_16bit;
 use super::super::inst::{Dpp8, Dpp16, Ext, Format, Instruction, Operand, OperandKind};
 use super::super::opcodes::Op;
-use super::super::tables::{NumType, OperandSpec};
+use super::super::tables::{NumType, OperandSpec, RegKind};
 use super::lower::{gfx9_instruction, gfx9_op};
 use super::{lanes, valu_ops};
 use crate::error::Fault;
@@ -40,7 +40,13 @@ pub(crate) fn execute(ctx: &mut Ctx<'_>, w: &mut Wave, i: &Instruction) -> Resul
     let mut valid = u64::MAX;
     for (k, lanes) in srcs.iter_mut().enumerate() {
         if i.src[k].is_some() {
-            valid &= gather(w, i, k, specs[k + 1], lanes)?;
+            // A tied accumulator (the destination read as source 2) has the destination's shape.
+            let spec = if k == 2 && specs[3].kind == RegKind::None {
+                specs[0]
+            } else {
+                specs[k + 1]
+            };
+            valid &= gather(w, i, k, spec, lanes)?;
         }
     }
     // The shared semantics see each 16-bit source as the half `gather` selected, so its op_sel
