@@ -231,6 +231,9 @@ fn fault_advice(fault: &Fault) -> &'static str {
         }
         Fault::NotExecuted(_) => "; run this kernel on a GPU",
         Fault::PcOutOfCode => "; the kernel branched outside its code",
+        Fault::IllegalInstruction => {
+            "; the kernel ran past its end or branched into data: check its code object"
+        }
         Fault::Register(_) => "",
     }
 }

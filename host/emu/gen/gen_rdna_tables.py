@@ -213,6 +213,10 @@ def main():
                     # RDNA4 gives the instruction other operands (WMMA: half the A/B registers).
                     op["gfx12_operands"] = entry[0]
 
+    # The all-zero word, in the VOP2 space but in no opcode slot, is `v_illegal` on both targets: the
+    # hardware raises an illegal-instruction exception (padding between functions holds it).
+    ops["v_illegal"] = {"encodings": {"VOP2"}, "suffixed": set(), "operands": {}, "masks": set(),
+                        "vop3sd": False, "order": len(ops)}
     for name, fixes in OPERAND_FIXES.items():
         if name in ops:
             ops[name]["operands"] = {**(ops[name]["operands"] or {}), **fixes}

@@ -62,6 +62,11 @@ pub enum Fault {
     /// `s_trap` was executed.
     #[error("s_trap {0}")]
     Trap(u16),
+    /// RDNA's illegal instruction (the all-zero word) was executed: hardware raises an
+    /// illegal-instruction exception. Code that runs into it usually ran past its end into the
+    /// padding between functions.
+    #[error("illegal instruction (the all-zero word; execution ran into padding?)")]
+    IllegalInstruction,
     /// The dispatch ran more wave-instructions than its budget.
     #[error("instruction budget of {0} wave-instructions exceeded")]
     BudgetExceeded(u64),

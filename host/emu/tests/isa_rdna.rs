@@ -10,7 +10,7 @@ mod common;
 
 use common::{Args, AsmKernel, bytes_of, from_bytes};
 use half::f16;
-use iron_emu::{Counters, InstructionClass};
+use iron_emu::{Counters, EmuError, Fault, InstructionClass, Target, WaveSize, rdna};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 
@@ -1899,4 +1899,40 @@ fn sixteen_bit_vop2_fmas_read_the_named_halves() {
         )?;
         eq("v_fmaak_f16", o[2], (c & 0xffff) | fma(a, b, 0x3c00) << 16)
     });
+}
+
+/// The all-zero word is RDNA's `v_illegal`: it decodes and prints as llvm-objdump prints it
+/// (a lone zero word, as padding between functions holds), and running into it stops the wave
+/// with an illegal-instruction fault at its address.
+#[test]
+fn the_all_zero_word_is_the_illegal_instruction() {
+    for (gfx, wave64) in RUNS {
+        let target = Target::ALL.into_iter().find(|t| t.name() == gfx).unwrap();
+        let mattr: &[&str] = if wave64 { &["+wavefrontsize64"] } else { &[] };
+        let (compared, mismatches) = common::compare_words(gfx, mattr, &[vec![0]], |w| {
+            let wave = if wave64 {
+                WaveSize::Wave64
+            } else {
+                WaveSize::Wave32
+            };
+            rdna::decode(target, wave, w)
+                .map(|i| (usize::from(i.len), rdna::disassemble(target, &i)))
+                .map_err(|e| e.to_string())
+        });
+        assert_eq!(compared, 1);
+        assert!(mismatches.is_empty(), "{mismatches:?}");
+        let body = ["v_mov_b32 v1, 1", ".long 0", "s_endpgm"];
+        let Some(mut k) = AsmKernel::with_features(gfx, wave64, &features(gfx), &body) else {
+            return;
+        };
+        match k.run(&Args::default().0, [1, 1, 1], [64, 1, 1]) {
+            Err(EmuError::Execution {
+                fault, instruction, ..
+            }) => {
+                assert_eq!(fault, Fault::IllegalInstruction, "{gfx}");
+                assert_eq!(instruction, "v_illegal", "{gfx}");
+            }
+            other => panic!("{gfx} wave64={wave64}: {other:?}"),
+        }
+    }
 }

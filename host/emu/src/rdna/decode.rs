@@ -109,6 +109,9 @@ impl Decoder<'_> {
 
     fn decode(&self) -> Result<Instruction, DecodeError> {
         let w = self.w0;
+        if w == 0 {
+            return Ok(Self::base(Op::V_ILLEGAL, Format::Vop2, 4));
+        }
         match bits(w, 31, 23) {
             0x17D => return self.sop1(),
             0x17E => return self.sopc(),

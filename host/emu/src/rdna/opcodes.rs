@@ -2547,10 +2547,12 @@ pub enum Op {
     TBUFFER_STORE_D16_FORMAT_XYZ,
     /// `tbuffer_store_d16_format_xyzw` (MUBUF).
     TBUFFER_STORE_D16_FORMAT_XYZW,
+    /// `v_illegal` (VOP2).
+    V_ILLEGAL,
 }
 
 /// Number of [`Op`] variants.
-pub const OP_COUNT: usize = 1264;
+pub const OP_COUNT: usize = 1265;
 
 /// Per [`Op`] (indexed by its discriminant): mnemonic, suffix rule, operand shapes and lane masks.
 pub(crate) static OP_INFO: [OpInfo; OP_COUNT] = [
@@ -17714,6 +17716,14 @@ pub(crate) static OP_INFO: [OpInfo; OP_COUNT] = [
             o(128, T::Int, R::Sgpr),
             o(32, T::Int, R::Sgpr),
         ],
+        gfx12_operands: None,
+    },
+    OpInfo {
+        name: "v_illegal",
+        suffixed: [false, false],
+        vop3sd: false,
+        lane_masks: 0,
+        operands: [NONE, NONE, NONE, NONE],
         gfx12_operands: None,
     },
 ];

@@ -23,6 +23,7 @@ mod valu_ops;
 mod wmma;
 
 use super::inst::{Format, Instruction};
+use super::opcodes::Op;
 use crate::counters::InstructionClass;
 use crate::dispatch::{DecodedInstruction, Dispatch};
 use crate::error::Fault;
@@ -70,6 +71,9 @@ impl Isa for Rdna {
 
 /// Executes one instruction of `w`.
 fn execute(ctx: &mut Ctx<'_>, w: &mut Wave, i: &Instruction) -> Result<Flow, Fault> {
+    if i.op == Op::V_ILLEGAL {
+        return Err(Fault::IllegalInstruction);
+    }
     match i.format {
         Format::Sopp => scalar::sopp(ctx, w, i),
         Format::Sop1 | Format::Sop2 | Format::Sopc | Format::Sopk => scalar::salu(ctx, w, i),
