@@ -1777,10 +1777,9 @@ fn rdna_refuses_a_descriptor_that_asks_for_preloaded_arguments() {
 fn scaled_mfma_ignores_the_third_scale_select_bits() {
     let mut rng = StdRng::seed_from_u64(950);
     let mut inputs = random(950);
-    for lane in 0..64 {
-        for k in 0..2 {
-            inputs[k][lane] =
-                u32::from_le_bytes(std::array::from_fn(|_| rng.random_range(124..=130)));
+    for scales in inputs.iter_mut().take(2) {
+        for lane in scales.iter_mut() {
+            *lane = u32::from_le_bytes(std::array::from_fn(|_| rng.random_range(124..=130)));
         }
     }
     // v_mfma_scale_f32_16x16x128_f8f6f4 v[4:7], v[8:15], v[8:15], v[4:7], v1, v2
