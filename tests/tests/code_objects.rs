@@ -135,3 +135,82 @@ fn the_bundle_holds_every_gfx_and_selects_by_target() {
         .to_string();
     assert!(missing.contains("gfx1030"), "{missing}");
 }
+
+/// On gfx1100 and gfx1201 a workgroup in WGP mode spans two CUs, each with its own L0 cache: a
+/// workgroup barrier makes global memory visible across it only with the acquire that
+/// invalidates L0 (`buffer_gl0_inv`, gfx12 `global_inv scope:SCOPE_SE`) after the barrier and
+/// before the next memory access (LLVM AMDGPUUsage, the GFX10+ memory model). Every barrier of
+/// every RDNA kernel is checked.
+#[test]
+#[ignore = "needs the device build: run `cargo xtask test`"]
+fn rdna_workgroup_barriers_invalidate_l0_before_the_next_memory_access() {
+    use iron_emu::{Target, WaveSize, rdna};
+    let artifacts = Artifacts::load();
+    let mut barriers = 0;
+    for t in artifacts
+        .targets
+        .iter()
+        .filter(|t| t.gfx.starts_with("gfx1"))
+    {
+        let target = Target::from_name(&t.gfx).unwrap();
+        let wave = if t.wave == 64 {
+            WaveSize::Wave64
+        } else {
+            WaveSize::Wave32
+        };
+        let (barrier, invalidate) = if target == Target::Gfx1201 {
+            ("s_barrier_wait", "global_inv scope:SCOPE_SE")
+        } else {
+            ("s_barrier", "buffer_gl0_inv")
+        };
+        let bytes = std::fs::read(&t.code_object).unwrap();
+        let co = CodeObject::parse(&bytes).unwrap();
+        // COMPUTE_PGM_RSRC1 bit 29: WGP_MODE.
+        assert!(
+            co.kernels()
+                .iter()
+                .all(|k| k.descriptor().compute_pgm_rsrc1 >> 29 & 1 == 1),
+            "{}: the check assumes WGP mode",
+            t.gfx
+        );
+        for k in co.kernels() {
+            let words: Vec<u32> = k
+                .code()
+                .chunks_exact(4)
+                .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
+                .collect();
+            let mut texts = Vec::new();
+            let mut at = 0;
+            while at < words.len() {
+                let Ok(i) = rdna::decode(target, wave, &words[at..]) else {
+                    break;
+                };
+                texts.push(rdna::disassemble(target, &i));
+                at += usize::from(i.len) / 4;
+            }
+            for (n, text) in texts.iter().enumerate() {
+                if text.split_whitespace().next() != Some(barrier) {
+                    continue;
+                }
+                barriers += 1;
+                let next = texts[n + 1..]
+                    .iter()
+                    .find(|s| {
+                        s.starts_with(invalidate)
+                            || ["global_", "flat_", "buffer_", "scratch_", "ds_", "s_branch"]
+                                .iter()
+                                .chain(&["s_cbranch", "s_endpgm"])
+                                .any(|p| s.starts_with(p))
+                    })
+                    .map_or("the end of the kernel", String::as_str);
+                assert!(
+                    next.starts_with(invalidate),
+                    "{} {}: `{text}` (instruction {n}) is followed by `{next}` before `{invalidate}`",
+                    t.gfx,
+                    k.name()
+                );
+            }
+        }
+    }
+    assert!(barriers > 100, "{barriers} barriers found");
+}

@@ -33,6 +33,7 @@
 
 mod compile;
 mod error;
+mod fences;
 mod manifest;
 mod post_lto;
 mod resources;
