@@ -211,6 +211,31 @@ impl State {
     }
 }
 
+/// The message of a dispatch that ran out of its instruction budget: where every resident wave
+/// stood, and what to do about it.
+fn budget_detail(
+    budget: u64,
+    finished: u64,
+    workgroups: u64,
+    waves: &[iron_emu::WaveSnapshot],
+) -> String {
+    let mut out = format!(
+        "instruction budget of {budget} wave-instructions exceeded ({finished} of {workgroups} \
+         workgroups finished): the kernel did not finish; check its loop bounds, and whether it \
+         waits for a later workgroup (the emulator runs one workgroup at a time, so such a wait \
+         never ends); or raise the limit with Emulator::set_instruction_budget (`--budget` of \
+         `cargo xtask emu run`). The resident waves:"
+    );
+    for w in waves {
+        let [x, y, z] = w.workgroup;
+        out.push_str(&format!(
+            "\n  workgroup ({x}, {y}, {z}) wave {} at pc {:#x}, {}: `{}`",
+            w.wave, w.pc, w.status, w.instruction
+        ));
+    }
+    out
+}
+
 /// What to do about a kernel fault, as a clause to append to its message.
 fn fault_advice(fault: &Fault) -> &'static str {
     match fault {
@@ -222,10 +247,6 @@ fn fault_advice(fault: &Fault) -> &'static str {
             "; check the kernel's indexing against its LDS or scratch size"
         }
         Fault::Trap(_) => "; s_trap is a device-side abort: a panic or failed check in the kernel",
-        Fault::BudgetExceeded(_) => {
-            "; the kernel did not finish: check its loop bounds, or raise the limit with \
-             Emulator::set_instruction_budget"
-        }
         Fault::UnknownEncoding { .. } | Fault::Unsupported => {
             "; the emulator cannot run this code: check that the code object is for this gfx"
         }
@@ -477,6 +498,16 @@ impl Backend for EmulatorBackend {
                     "{fault} in workgroup ({x}, {y}, {z}) wave {wave} at pc {pc:#x}: `{instruction}`{}",
                     fault_advice(&fault)
                 ),
+            }),
+            Err(EmuError::BudgetExceeded {
+                budget,
+                finished_workgroups,
+                workgroups,
+                waves,
+                ..
+            }) => Err(BackendError::KernelFault {
+                kernel: launch.kernel.to_string(),
+                detail: budget_detail(budget, finished_workgroups, workgroups, &waves),
             }),
             Err(e) => Err(memory_failure("launch", e)),
         }

@@ -436,7 +436,13 @@ fn device_faults_are_errors_and_the_device_stays_usable() {
         (
             &looping,
             None,
-            &["instruction budget of 100000", "set_instruction_budget"],
+            &[
+                "instruction budget of 100000",
+                "workgroups finished",
+                "set_instruction_budget",
+                "wave 0 at pc 0x",
+                "running: `s_branch 65535`",
+            ],
         ),
     ];
     for (faulting, a_address, needles) in cases {

@@ -29,6 +29,8 @@ pub struct RunRequest {
     pub stats: bool,
     /// Print every executed instruction.
     pub trace: bool,
+    /// The instruction budget (wave-instructions), when not the default.
+    pub budget: Option<u64>,
     /// The explicit arguments, in order.
     pub args: Vec<String>,
 }
@@ -80,6 +82,12 @@ pub fn run(req: &RunRequest) -> Result<()> {
         .collect::<Result<_>>()?;
 
     let emulator = Emulator::new(&gfx)?;
+    if let Some(budget) = req.budget {
+        if budget == 0 {
+            bail!("--budget 0 would stop before the first instruction: give a positive number");
+        }
+        emulator.set_instruction_budget(budget);
+    }
     if req.trace {
         emulator.set_trace(Box::new(|line: &str| println!("{line}")));
     }

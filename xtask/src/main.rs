@@ -135,6 +135,10 @@ enum EmuCmd {
         /// Print every executed instruction with its wave and PC.
         #[arg(long)]
         trace: bool,
+        /// Stop after this many wave-instructions (default 2e9): a kernel that does not finish
+        /// then reports where each of its waves stood.
+        #[arg(long, value_name = "WAVE_INSTRUCTIONS")]
+        budget: Option<u64>,
         /// A kernel argument, in order, checked against the kernel's metadata (kind and size):
         /// buf:<PATH> (a pointer to a buffer holding the file), ptr:<PATH> (that buffer's address
         /// as an 8-byte integer: intptr_t, uintptr_t, size_t), u8:<N>, i8:<N>, u16:<N>, i16:<N>,
@@ -200,6 +204,7 @@ fn main() {
                         out_dir,
                         stats,
                         trace,
+                        budget,
                         args,
                     },
             } => emu_run::run(&emu_run::RunRequest {
@@ -212,6 +217,7 @@ fn main() {
                 out_dir: cwd.join(out_dir),
                 stats,
                 trace,
+                budget,
                 args: args
                     .iter()
                     .map(|a| emu_args::resolve_path(a, &cwd))

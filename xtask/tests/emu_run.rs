@@ -198,6 +198,10 @@ fn bad_input_is_one_clear_line() {
             "takes 4 arguments, got 1",
         ),
         (
+            [&[co][..], &add, &["--budget", "0"]].concat(),
+            "--budget 0 would stop before the first instruction",
+        ),
+        (
             [
                 &[co][..],
                 &add,
@@ -322,6 +326,53 @@ impl Rng {
 }
 
 /// Runs `kernel` of `co` on one workgroup of 64 work-items with `args`, writing buffers to `dir`.
+#[test]
+#[ignore = "needs the device build: run `cargo xtask test`"]
+fn a_kernel_out_of_budget_says_where_its_waves_stood() {
+    let dir = scratch_dir("budget");
+    let n = 256usize;
+    for (name, seed) in [("a.bin", 1), ("b.bin", 2)] {
+        write_f32(&dir.join(name), &inputs(n, seed));
+    }
+    write_f32(&dir.join("c.bin"), &vec![f32::NAN; n]);
+    let arg = |f: &str| format!("buf:{}", dir.join(f).display());
+    let out = xtask(&[
+        "emu",
+        "run",
+        library_code_object().to_str().unwrap(),
+        "--kernel",
+        "add_f32",
+        "--grid",
+        "3",
+        "--block",
+        "128",
+        "--arg",
+        &arg("a.bin"),
+        "--arg",
+        &arg("b.bin"),
+        "--arg",
+        &arg("c.bin"),
+        "--arg",
+        &format!("u32:{n}"),
+        "--out-dir",
+        dir.to_str().unwrap(),
+        "--budget",
+        "8",
+    ]);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    for needle in [
+        "instruction budget of 8 wave-instructions exceeded (0 of 3 workgroups finished)",
+        "workgroup (0, 0, 0) wave 0 at pc 0x",
+        "workgroup (0, 0, 0) wave 1 at pc 0x",
+        "running: `",
+    ] {
+        assert!(err.contains(needle), "`{needle}` missing from:\n{err}");
+    }
+    assert!(!err.contains("panicked"), "{err}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 fn run_kernel(co: &Path, kernel: &str, args: &[String], dir: &Path) -> std::process::Output {
     let mut cli: Vec<&str> = vec![
         "emu",

@@ -67,9 +67,42 @@ pub enum Fault {
     /// padding between functions.
     #[error("illegal instruction (the all-zero word; execution ran into padding?)")]
     IllegalInstruction,
-    /// The dispatch ran more wave-instructions than its budget.
-    #[error("instruction budget of {0} wave-instructions exceeded")]
-    BudgetExceeded(u64),
+}
+
+/// What a wave was doing when a dispatch stopped.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WaveStatus {
+    /// Running: its next instruction is the one shown.
+    Running,
+    /// Waiting at a workgroup barrier for the workgroup's other waves.
+    AtBarrier,
+    /// Finished (`s_endpgm`).
+    Done,
+}
+
+impl fmt::Display for WaveStatus {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            WaveStatus::Running => "running",
+            WaveStatus::AtBarrier => "waiting at a barrier",
+            WaveStatus::Done => "finished",
+        })
+    }
+}
+
+/// Where one wave stood when a dispatch ran out of its instruction budget.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct WaveSnapshot {
+    /// Workgroup id (x, y, z).
+    pub workgroup: [u32; 3],
+    /// Wave index within the workgroup.
+    pub wave: u32,
+    /// Address of its next instruction.
+    pub pc: u64,
+    /// That instruction, disassembled (empty when it does not decode).
+    pub instruction: String,
+    /// What the wave was doing.
+    pub status: WaveStatus,
 }
 
 /// A failed dispatch.
@@ -84,6 +117,20 @@ pub enum EmuError {
     },
     /// A device memory operation failed outside kernel execution.
     Memory(MemoryError),
+    /// The dispatch ran more wave-instructions than its budget: a loop that does not end, or a
+    /// wait for something that never comes. Says where every resident wave stood.
+    BudgetExceeded {
+        /// Kernel name.
+        kernel: String,
+        /// The budget, in wave-instructions.
+        budget: u64,
+        /// Workgroups that had finished.
+        finished_workgroups: u64,
+        /// Workgroups of the grid.
+        workgroups: u64,
+        /// Every resident wave.
+        waves: Vec<WaveSnapshot>,
+    },
     /// Execution failed.
     Execution {
         /// Kernel name.
@@ -109,6 +156,28 @@ impl fmt::Display for EmuError {
                 write!(f, "kernel `{kernel}`: invalid dispatch: {reason}")
             }
             EmuError::Memory(e) => write!(f, "device memory: {e}"),
+            EmuError::BudgetExceeded {
+                kernel,
+                budget,
+                finished_workgroups,
+                workgroups,
+                waves,
+            } => {
+                write!(
+                    f,
+                    "kernel `{kernel}`: instruction budget of {budget} wave-instructions exceeded \
+                     ({finished_workgroups} of {workgroups} workgroups finished); the resident waves:"
+                )?;
+                for w in waves {
+                    let [x, y, z] = w.workgroup;
+                    write!(
+                        f,
+                        "\n  workgroup ({x}, {y}, {z}) wave {} at pc {:#x}, {}: `{}`",
+                        w.wave, w.pc, w.status, w.instruction
+                    )?;
+                }
+                Ok(())
+            }
             EmuError::Execution {
                 kernel,
                 workgroup,

@@ -24,6 +24,6 @@ pub use dispatch::{
     CodeId, DEFAULT_INSTRUCTION_BUDGET, DecodedInstruction, Dispatch, Gpu, KernelDescriptor,
     TraceEvent, disassemble,
 };
-pub use error::{EmuError, Fault};
+pub use error::{EmuError, Fault, WaveSnapshot, WaveStatus};
 pub use memory::{DeviceMemory, MemoryError};
 pub use target::{Target, WaveSize};

@@ -9,7 +9,7 @@ mod common;
 use common::transpose::{TRANSPOSE_LOADS, transposed_wave};
 use common::{Args, AsmKernel, bytes_of, from_bytes};
 use half::f16;
-use iron_emu::{EmuError, Fault};
+use iron_emu::{EmuError, Fault, WaveStatus};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 
@@ -695,23 +695,57 @@ fn faults_name_the_instruction() {
         })
     ));
 
-    let Some(mut k) = AsmKernel::new("gfx950", &["s_branch 0xffff"]) else {
+    // A kernel that does not finish: wave 0 waits at a barrier, wave 1 spins. The error says
+    // where each wave stood and how far the grid got.
+    let Some(mut k) = AsmKernel::new(
+        "gfx950",
+        &[
+            "v_readfirstlane_b32 s4, v0",
+            "s_cmp_eq_u32 s4, 0",
+            "s_cbranch_scc0 .Lspin",
+            "s_barrier",
+            "s_endpgm",
+            ".Lspin:",
+            "s_branch .Lspin",
+        ],
+    ) else {
         return;
     };
     k.gpu.set_instruction_budget(1000);
-    let e = k.run(&[0; 16], [1, 1, 1], [64, 1, 1]).unwrap_err();
+    let e = k.run(&[0; 16], [3, 1, 1], [128, 1, 1]).unwrap_err();
+    match &e {
+        EmuError::BudgetExceeded {
+            budget: 1000,
+            finished_workgroups: 0,
+            workgroups: 3,
+            waves,
+            ..
+        } => {
+            let at: Vec<(u32, WaveStatus, &str)> = waves
+                .iter()
+                .map(|w| (w.wave, w.status, w.instruction.as_str()))
+                .collect();
+            assert_eq!(
+                at,
+                [
+                    (0, WaveStatus::AtBarrier, "s_endpgm"),
+                    (1, WaveStatus::Running, "s_branch 65535")
+                ],
+                "{e}"
+            );
+            assert!(waves.iter().all(|w| w.workgroup == [0, 0, 0]));
+        }
+        other => panic!("unexpected {other}"),
+    }
+    let text = e.to_string();
     assert!(
-        matches!(
-            e,
-            EmuError::Execution {
-                fault: Fault::BudgetExceeded(1000),
-                ..
-            }
-        ),
-        "{e}"
+        text.contains("budget of 1000 wave-instructions exceeded (0 of 3 workgroups finished)")
+            && text.contains("wave 0 at pc 0x")
+            && text.contains("waiting at a barrier: `s_endpgm`")
+            && text.contains("wave 1 at pc 0x")
+            && text.contains("running: `s_branch 65535`"),
+        "{text}"
     );
-    // The message names the instruction the wave was about to run.
-    assert!(e.to_string().ends_with(": `s_branch 65535`"), "{e}");
 
     // Instructions decoded and printed but not executed fail with what they are.
     for (gfx, line, what) in [

@@ -13,7 +13,7 @@ pub(crate) use wave::Wave;
 use crate::WaveSize;
 use crate::counters::{Counters, InstructionClass};
 use crate::dispatch::{DecodedInstruction, Dispatch, TraceEvent};
-use crate::error::{EmuError, Fault};
+use crate::error::{EmuError, Fault, WaveSnapshot, WaveStatus};
 use crate::gfx9::decode::DecodeError;
 use crate::memory::DeviceMemory;
 use crate::target::Target;
@@ -298,6 +298,7 @@ fn run_groups<I: Isa>(
                     counters: &mut counters,
                     scratch: launch.scratch,
                 };
+                let finished = ctx.counters.workgroups - 1;
                 run_group(
                     &mut ctx,
                     program,
@@ -307,11 +308,67 @@ fn run_groups<I: Isa>(
                     budget,
                     &mut executed,
                     trace,
-                )?;
+                )
+                .map_err(|e| match e {
+                    EmuError::BudgetExceeded {
+                        kernel,
+                        budget,
+                        waves,
+                        ..
+                    } => EmuError::BudgetExceeded {
+                        kernel,
+                        budget,
+                        finished_workgroups: finished,
+                        workgroups: d.grid.iter().map(|&n| u64::from(n)).product(),
+                        waves,
+                    },
+                    e => e,
+                })?;
             }
         }
     }
     Ok(counters)
+}
+
+/// The budget error for workgroup `group`: where each of its waves stood (the workgroup counts
+/// are filled in by the caller).
+fn budget_exceeded<I: Isa>(
+    ctx: &Ctx<'_>,
+    program: &mut Program<I>,
+    d: &Dispatch<'_>,
+    waves: &[Wave],
+    group: [u32; 3],
+    budget: u64,
+) -> EmuError {
+    let waves = waves
+        .iter()
+        .enumerate()
+        .map(|(k, w)| {
+            let instruction = program
+                .index_of(w.pc, ctx.wave)
+                .map(|index| I::disassemble(ctx.target, program.instruction(ctx.wave, index)))
+                .unwrap_or_default();
+            let status = match w.state {
+                wave::State::Running => WaveStatus::Running,
+                wave::State::Barrier => WaveStatus::AtBarrier,
+                wave::State::Done => WaveStatus::Done,
+            };
+            WaveSnapshot {
+                workgroup: group,
+                wave: k as u32,
+                pc: w.pc,
+                instruction,
+                status,
+            }
+        })
+        .collect();
+    EmuError::BudgetExceeded {
+        kernel: d.kernel_name.to_string(),
+        budget,
+        finished_workgroups: 0,
+        workgroups: 0,
+        waves,
+    }
 }
 
 /// The per-launch facts wave initialisation needs.
@@ -342,7 +399,8 @@ fn run_group<I: Isa>(
 ) -> Result<(), EmuError> {
     loop {
         let mut any_running = false;
-        for (k, w) in waves.iter_mut().enumerate() {
+        let mut out_of_budget = false;
+        'waves: for (k, w) in waves.iter_mut().enumerate() {
             if w.state != wave::State::Running {
                 continue;
             }
@@ -358,13 +416,8 @@ fn run_group<I: Isa>(
                     fault,
                 };
                 if *executed >= budget {
-                    let next = program
-                        .index_of(pc, ctx.wave)
-                        .map(|index| {
-                            I::disassemble(ctx.target, program.instruction(ctx.wave, index))
-                        })
-                        .unwrap_or_default();
-                    return Err(fail(Fault::BudgetExceeded(budget), next));
+                    out_of_budget = true;
+                    break 'waves;
                 }
                 *executed += 1;
                 let index = program
@@ -396,6 +449,9 @@ fn run_group<I: Isa>(
                     }
                 }
             }
+        }
+        if out_of_budget {
+            return Err(budget_exceeded(ctx, program, d, waves, group, budget));
         }
         let waiting = waves
             .iter()
