@@ -9,32 +9,8 @@ use super::inst::{
 use super::opcodes::Op;
 use super::tables::{NumType, OpcodeTables, OperandSpec, RegKind, lookup};
 use crate::Target;
-use thiserror::Error;
 
-/// Why words could not be decoded.
-#[derive(Clone, Copy, Debug, Error, PartialEq, Eq)]
-pub enum DecodeError {
-    /// The encoding or opcode is not one the target has.
-    #[error("unknown encoding {word0:#010x} {word1:#010x}")]
-    Unknown {
-        /// First instruction dword.
-        word0: u32,
-        /// Second dword (0 if absent).
-        word1: u32,
-    },
-    /// The instruction runs past the end of the code.
-    #[error("instruction truncated at end of code")]
-    Truncated,
-}
-
-/// Scalar register file index of VCC (low half).
-pub const VCC: u8 = 106;
-/// Scalar register file index of EXEC (low half).
-pub const EXEC: u8 = 126;
-/// Scalar register file index of M0.
-pub const M0: u8 = 124;
-/// Scalar register file index of FLAT_SCRATCH (low half).
-pub const FLAT_SCRATCH: u8 = 102;
+pub use crate::machine::operand::{DecodeError, EXEC, FLAT_SCRATCH, M0, VCC};
 
 const LITERAL: u16 = 255;
 const SRC_DPP: u16 = 0xFA;

@@ -1,6 +1,7 @@
 //! A decoded GFX9 instruction: opcode, format, operands and modifier fields.
 
 use super::opcodes::Op;
+pub use crate::machine::operand::{Operand, OperandKind, Special};
 
 /// The encoding an instruction was decoded from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -60,91 +61,6 @@ impl Format {
                 | Format::Vop3p
                 | Format::Mfma
         )
-    }
-}
-
-/// Special scalar sources that are neither registers nor numeric constants.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Special {
-    /// FLAT_SCRATCH base, low 32 bits.
-    FlatScratchBaseLo,
-    /// FLAT_SCRATCH base, high 32 bits.
-    FlatScratchBaseHi,
-    /// Base of the shared (LDS) aperture, high 32 bits.
-    SharedBase,
-    /// Limit of the shared aperture, high 32 bits.
-    SharedLimit,
-    /// Base of the private (scratch) aperture, high 32 bits.
-    PrivateBase,
-    /// Limit of the private aperture, high 32 bits.
-    PrivateLimit,
-    /// POPS exiting wave id (graphics only).
-    PopsExitingWaveId,
-    /// 1 if VCC is zero.
-    Vccz,
-    /// 1 if EXEC is zero.
-    Execz,
-    /// The scalar condition code.
-    Scc,
-    /// LDS direct read (graphics only).
-    LdsDirect,
-    /// A reserved source encoding.
-    Reserved(u16),
-}
-
-/// What an operand names.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum OperandKind {
-    /// No operand.
-    None,
-    /// Scalar register file entry 0..=127 (s0-s101, flat_scratch, xnack_mask, vcc, ttmp, m0, exec).
-    Sgpr(u8),
-    /// Vector register.
-    Vgpr(u8),
-    /// Accumulation register.
-    Agpr(u8),
-    /// Inline constant: its 9-bit source code and its value expanded for the operand's type.
-    Inline {
-        /// Source encoding (128..=248).
-        code: u16,
-        /// Value as the instruction reads it.
-        value: u64,
-    },
-    /// 32-bit literal following the instruction, and its value expanded for the operand's type.
-    Literal {
-        /// The literal dword.
-        raw: u32,
-        /// Value as the instruction reads it.
-        value: u64,
-    },
-    /// A special source.
-    Special(Special),
-}
-
-/// One operand: what it names and how many dwords it spans.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct Operand {
-    /// What the operand names.
-    pub kind: OperandKind,
-    /// Number of consecutive 32-bit registers (1 for constants of any width).
-    pub dwords: u8,
-}
-
-impl Operand {
-    /// No operand.
-    pub const NONE: Operand = Operand {
-        kind: OperandKind::None,
-        dwords: 0,
-    };
-
-    /// Builds an operand.
-    pub fn new(kind: OperandKind, dwords: u8) -> Operand {
-        Operand { kind, dwords }
-    }
-
-    /// Whether the slot is used.
-    pub fn is_some(&self) -> bool {
-        !matches!(self.kind, OperandKind::None)
     }
 }
 

@@ -4,6 +4,7 @@
 //! barriers and LDS communication between waves work. Each wave executes decoded instructions from a
 //! [`Program`]'s cache; what an instruction does is its family's business ([`Isa`]).
 
+pub(crate) mod operand;
 mod program;
 pub(crate) mod wave;
 
@@ -14,9 +15,9 @@ use crate::WaveSize;
 use crate::counters::{Counters, InstructionClass};
 use crate::dispatch::{DecodedInstruction, Dispatch, TraceEvent};
 use crate::error::{EmuError, Fault, WaveSnapshot, WaveStatus};
-use crate::gfx9::decode::DecodeError;
 use crate::memory::DeviceMemory;
 use crate::target::Target;
+use operand::DecodeError;
 
 /// An instruction set the machine executes: how its code decodes, runs and prints, and what state
 /// its waves start in.

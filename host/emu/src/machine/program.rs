@@ -2,9 +2,9 @@
 //! per wave size (RDNA lane-mask operands differ between wave32 and wave64).
 
 use super::Isa;
+use super::operand::DecodeError;
 use crate::WaveSize;
 use crate::error::Fault;
-use crate::gfx9::decode::DecodeError;
 use crate::target::Target;
 
 /// Instructions decoded for one wave size.

@@ -3,11 +3,10 @@
 //! The scalar register file is indexed as GFX9 encodes it; RDNA's decoder maps its encodings onto
 //! the same indices, so both families share this state.
 
+use super::operand::{EXEC, FLAT_SCRATCH, Operand, OperandKind, Special, VCC};
 use super::{LaunchState, PRIVATE_APERTURE_HI, SHARED_APERTURE_HI};
 use crate::dispatch::Dispatch;
 use crate::error::Fault;
-use crate::gfx9::decode::{EXEC, FLAT_SCRATCH, VCC};
-use crate::gfx9::inst::{Operand, OperandKind, Special};
 
 /// Vector registers per lane (architected and accumulation files each).
 pub const VGPRS: usize = 256;
