@@ -1307,67 +1307,6 @@ fn buffer_raw_stores_write_only_the_dwords_in_range() {
     }
 }
 
-/// Host model of a 32- or 64-bit integer atomic: the new memory value from `old`, the data `x`
-/// and the compare value `c`.
-fn model_atomic(op: &str, wide: bool, old: u64, x: u64, c: u64) -> u64 {
-    let m = if wide { u64::MAX } else { 0xffff_ffff };
-    let s = |v: u64| {
-        if wide {
-            v as i64
-        } else {
-            i64::from(v as u32 as i32)
-        }
-    };
-    let r = match op {
-        "add" => old.wrapping_add(x),
-        "sub" => old.wrapping_sub(x),
-        "min_i" => {
-            if s(x) < s(old) {
-                x
-            } else {
-                old
-            }
-        }
-        "max_i" => {
-            if s(x) > s(old) {
-                x
-            } else {
-                old
-            }
-        }
-        "min_u" => old.min(x),
-        "max_u" => old.max(x),
-        "and" => old & x,
-        "or" => old | x,
-        "xor" => old ^ x,
-        "swap" => x,
-        "cmpswap" => {
-            if old == c {
-                x
-            } else {
-                old
-            }
-        }
-        "inc" => {
-            if old >= x {
-                0
-            } else {
-                old + 1
-            }
-        }
-        "dec" => {
-            if old == 0 || old > x {
-                x
-            } else {
-                old - 1
-            }
-        }
-        "add_f32" => u64::from((f32::from_bits(old as u32) + f32::from_bits(x as u32)).to_bits()),
-        _ => unreachable!("{op}"),
-    };
-    r & m
-}
-
 #[test]
 fn buffer_atomics_return_the_old_value_and_are_dropped_out_of_range_as_a_whole() {
     // Lane t works on the 8 bytes at t * 8; NUM_RECORDS (40 * 8 + 4) keeps lane 40's first
@@ -1481,7 +1420,7 @@ fn buffer_atomics_return_the_old_value_and_are_dropped_out_of_range_as_a_whole()
                         (false, false) => (u64::from(ins[1][t]), 0),
                     };
                     let new = if in_range {
-                        model_atomic(op, wide, old, x, c)
+                        common::atomic_model::new_value(op, wide, old, x, c)
                     } else {
                         old
                     };

@@ -157,71 +157,12 @@ pub fn raw_stores_drop_what_is_past_num_records(v: &Variant) {
 
 /// The 32-bit atomics of `raw_atomics`, region by region.
 const OPS32: [&str; 13] = [
-    "add", "sub", "smin", "umax", "and", "or", "xor", "swap", "cmpswap", "inc", "dec", "fadd",
+    "add", "sub", "min_i", "max_u", "and", "or", "xor", "swap", "cmpswap", "inc", "dec", "add_f32",
     "add",
 ];
 
 /// The 64-bit atomics of `raw_atomics`, region by region.
-const OPS64: [&str; 4] = ["add", "smax", "xor", "cmpswap"];
-
-/// Host model of an atomic's new value (`c`: cmpswap's compare value).
-fn model_rmw(op: &str, wide: bool, old: u64, x: u64, c: u64) -> u64 {
-    let sx = |v: u64| {
-        if wide {
-            v as i64
-        } else {
-            i64::from(v as u32 as i32)
-        }
-    };
-    let m = if wide { u64::MAX } else { 0xffff_ffff };
-    let r = match op {
-        "add" => old.wrapping_add(x),
-        "sub" => old.wrapping_sub(x),
-        "smin" => {
-            if sx(x) < sx(old) {
-                x
-            } else {
-                old
-            }
-        }
-        "smax" => {
-            if sx(x) > sx(old) {
-                x
-            } else {
-                old
-            }
-        }
-        "umax" => old.max(x),
-        "and" => old & x,
-        "or" => old | x,
-        "xor" => old ^ x,
-        "swap" => x,
-        "cmpswap" => {
-            if old == c {
-                x
-            } else {
-                old
-            }
-        }
-        "inc" => {
-            if old >= x {
-                0
-            } else {
-                old + 1
-            }
-        }
-        "dec" => {
-            if old == 0 || old > x {
-                x
-            } else {
-                old - 1
-            }
-        }
-        "fadd" => u64::from((f32::from_bits(old as u32) + f32::from_bits(x as u32)).to_bits()),
-        _ => unreachable!("{op}"),
-    };
-    r & m
-}
+const OPS64: [&str; 4] = ["add", "max_i", "xor", "cmpswap"];
 
 /// Check of the `atomics_return_old_values_and_skip_lanes_out_of_range` test.
 pub fn atomics_return_old_values_and_skip_lanes_out_of_range(v: &Variant) {
@@ -285,9 +226,15 @@ pub fn atomics_return_old_values_and_skip_lanes_out_of_range(v: &Variant) {
         for (r, op) in OPS32.iter().enumerate() {
             let p = slot(r, t);
             let before = u64::from(le(&mem, p, 4));
-            let operand = if *op == "fadd" { z[t] } else { x[t] };
+            let operand = if *op == "add_f32" { z[t] } else { x[t] };
             if in32 {
-                let new = model_rmw(op, false, before, u64::from(operand), u64::from(y[t]));
+                let new = super::atomic_model::new_value(
+                    op,
+                    false,
+                    before,
+                    u64::from(operand),
+                    u64::from(y[t]),
+                );
                 want[p..p + 4].copy_from_slice(&(new as u32).to_le_bytes());
             }
             if r < 12 {
@@ -303,7 +250,7 @@ pub fn atomics_return_old_values_and_skip_lanes_out_of_range(v: &Variant) {
             let p = slot64(r, t);
             let before = u64::from(le(&mem, p, 4)) | u64::from(le(&mem, p + 4, 4)) << 32;
             if in64 {
-                let new = model_rmw(op, true, before, w, c);
+                let new = super::atomic_model::new_value(op, true, before, w, c);
                 want[p..p + 8].copy_from_slice(&new.to_le_bytes());
             }
             let returned = if in64 { before } else { 0 };

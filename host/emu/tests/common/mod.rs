@@ -1,6 +1,7 @@
 //! Test support: LLVM tools of the pinned toolchain, and reading code objects with the `object` crate.
 #![allow(dead_code)]
 
+pub mod atomic_model;
 pub mod hip_buffer;
 pub mod hip_classes;
 pub mod hip_kernels;
