@@ -134,7 +134,10 @@ fn bad_arguments_and_geometry_are_one_clear_line() {
             vec!["--arg".into(), a.clone()],
             &["takes 4 arguments, got 1"],
         ),
-        (full("u64:64"), &["argument 4 of 4", "expects 4 bytes"]),
+        (
+            full("u64:64"),
+            &["argument 4 (n) of add_f32 is 4 bytes", "u64 passes 8 bytes"],
+        ),
         (
             vec![
                 "--arg".into(),
@@ -146,9 +149,10 @@ fn bad_arguments_and_geometry_are_one_clear_line() {
                 "--arg".into(),
                 "u32:64".into(),
             ],
-            &["argument 1 of 4", "global_buffer"],
+            &["argument 1 of add_f32 is a pointer", "global_buffer"],
         ),
-        (full("u16:64"), &["unknown kind `u16`"]),
+        (full("u16:64"), &["u16 passes 2 bytes"]),
+        (full("u128:64"), &["unknown kind `u128`"]),
         (full("64"), &["has no kind"]),
         (
             [full("u32:64"), vec!["--block".into(), "2048".into()]].concat(),
