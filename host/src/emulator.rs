@@ -243,6 +243,10 @@ fn fault_advice(fault: &Fault) -> &'static str {
             "; the address is outside every live buffer: check the buffers' lengths against the \
              grid and the kernel's indexing"
         }
+        Fault::Protected { .. } => {
+            "; a wild pointer: check how the kernel computes the address (the emulator's own \
+             regions are read-only or hidden from global accesses)"
+        }
         Fault::Lds { .. } | Fault::Scratch { .. } => {
             "; check the kernel's indexing against its LDS or scratch size"
         }

@@ -17,6 +17,20 @@ pub enum Fault {
         /// Whether it was a write.
         write: bool,
     },
+    /// A global or scalar access into one of the emulator's own regions that a kernel may not
+    /// access that way: a write into the kernarg segment or the dispatch packet, any global
+    /// access into scratch's backing store.
+    #[error("{verb} {bytes} bytes at {address:#x} into {what}", verb = if *.write { "write of" } else { "read of" })]
+    Protected {
+        /// First byte of the access.
+        address: u64,
+        /// Access size in bytes.
+        bytes: u32,
+        /// Whether it was a write.
+        write: bool,
+        /// What the region holds.
+        what: &'static str,
+    },
     /// An LDS access outside the workgroup's LDS allocation.
     #[error("LDS access of {bytes} bytes at offset {offset:#x} outside the {size}-byte allocation")]
     Lds {
@@ -67,6 +81,25 @@ pub enum Fault {
     /// padding between functions.
     #[error("illegal instruction (the all-zero word; execution ran into padding?)")]
     IllegalInstruction,
+}
+
+impl Fault {
+    /// The fault of a kernel's global or scalar access of `bytes` at `address` that memory refused.
+    pub(crate) fn from_memory(e: MemoryError, address: u64, bytes: u32, write: bool) -> Fault {
+        match e {
+            MemoryError::Protected { what, .. } => Fault::Protected {
+                address,
+                bytes,
+                write,
+                what,
+            },
+            _ => Fault::Memory {
+                address,
+                bytes,
+                write,
+            },
+        }
+    }
 }
 
 /// What a wave was doing when a dispatch stopped.

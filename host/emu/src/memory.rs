@@ -2,13 +2,18 @@
 //!
 //! Every access must lie inside one live allocation; anything else is a fault. Allocations are placed
 //! with unmapped guard gaps between them and addresses are never reused, so small overruns and
-//! use-after-free are caught.
+//! use-after-free are caught. The emulator's own allocations for a dispatch (kernarg segment,
+//! dispatch packet, queue, scratch backing store) live in a range of their own, far from the
+//! buffers, and a kernel's global accesses may read the first three but write none of them, and
+//! reach scratch only through its private aperture.
 
 use std::cell::Cell;
 use thiserror::Error;
 
 /// Lowest address handed out (everything below is unmapped, including the null page).
 pub const FIRST_ADDRESS: u64 = 0x0000_0001_0000_0000;
+/// First address of the emulator's own allocations (buffers stay below it).
+pub const INTERNAL_FIRST: u64 = 0x0000_7000_0000_0000;
 /// Addresses at or above this are never allocated (the LDS and scratch apertures live above).
 pub const ADDRESS_LIMIT: u64 = 0x0000_8000_0000_0000;
 /// Unmapped bytes left between consecutive allocations.
@@ -39,17 +44,42 @@ pub enum MemoryError {
         /// The requested size.
         size: u64,
     },
+    /// A kernel's global access hit an allocation it may not access that way.
+    #[error("{len} bytes at {address:#x} are {what}, which a kernel may not {verb}", verb = if *.write { "write" } else { "read" })]
+    Protected {
+        /// First byte of the access.
+        address: u64,
+        /// Length of the access.
+        len: u64,
+        /// Whether it was a write.
+        write: bool,
+        /// What the allocation holds.
+        what: &'static str,
+    },
+}
+
+/// How a kernel's global (and scalar) accesses may reach an allocation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Access {
+    /// A buffer: read and write.
+    ReadWrite,
+    /// Read only (the kernarg segment, the dispatch packet): a write is a fault.
+    ReadOnly(&'static str),
+    /// Not at all (scratch's backing store, reached only through the private aperture).
+    Hidden(&'static str),
 }
 
 struct Allocation {
     base: u64,
     bytes: Vec<u8>,
+    access: Access,
 }
 
 /// The device's memory.
 pub struct DeviceMemory {
     allocations: Vec<Allocation>,
     next: u64,
+    next_internal: u64,
     last_hit: Cell<usize>,
 }
 
@@ -65,26 +95,58 @@ impl DeviceMemory {
         DeviceMemory {
             allocations: Vec::new(),
             next: FIRST_ADDRESS,
+            next_internal: INTERNAL_FIRST,
             last_hit: Cell::new(0),
         }
     }
 
-    /// Allocates `size` zeroed bytes aligned to `align` (a power of two, at least 256 is used).
+    /// Allocates `size` zeroed bytes aligned to `align` (a power of two, at least 256 is used):
+    /// a buffer, which kernels read and write.
     pub fn alloc(&mut self, size: u64, align: u64) -> Result<u64, MemoryError> {
+        let (base, next) = Self::place(self.next, INTERNAL_FIRST, size, align)?;
+        self.next = next;
+        self.insert(base, size, Access::ReadWrite)
+    }
+
+    /// Allocates one of the emulator's own regions in their separate range, with how kernels'
+    /// global accesses may reach it.
+    pub fn alloc_internal(
+        &mut self,
+        size: u64,
+        align: u64,
+        access: Access,
+    ) -> Result<u64, MemoryError> {
+        let (base, next) = Self::place(self.next_internal, ADDRESS_LIMIT, size, align)?;
+        self.next_internal = next;
+        self.insert(base, size, access)
+    }
+
+    /// Where an allocation of `size` bytes goes at or after `next` (below `limit`), and the next
+    /// free address after it and its guard gap.
+    fn place(next: u64, limit: u64, size: u64, align: u64) -> Result<(u64, u64), MemoryError> {
         let align = align.max(256).next_power_of_two();
-        let base = self.next.div_ceil(align) * align;
+        let base = next.div_ceil(align) * align;
         let end = base
             .checked_add(size.max(1))
             .ok_or(MemoryError::Exhausted { size })?;
-        let len = usize::try_from(size).map_err(|_| MemoryError::Exhausted { size })?;
-        if end + GUARD_BYTES > ADDRESS_LIMIT || size > MAX_ALLOCATION {
+        if end + GUARD_BYTES > limit || size > MAX_ALLOCATION {
             return Err(MemoryError::Exhausted { size });
         }
-        self.allocations.push(Allocation {
-            base,
-            bytes: vec![0; len],
-        });
-        self.next = end + GUARD_BYTES;
+        Ok((base, end + GUARD_BYTES))
+    }
+
+    fn insert(&mut self, base: u64, size: u64, access: Access) -> Result<u64, MemoryError> {
+        let len = usize::try_from(size).map_err(|_| MemoryError::Exhausted { size })?;
+        let at = self.allocations.partition_point(|a| a.base < base);
+        self.allocations.insert(
+            at,
+            Allocation {
+                base,
+                bytes: vec![0; len],
+                access,
+            },
+        );
+        self.last_hit.set(0);
         Ok(base)
     }
 
@@ -162,6 +224,35 @@ impl DeviceMemory {
         Ok(&mut a.bytes[off..off + len as usize])
     }
 
+    /// A kernel's global read of `[address, address + len)`: inside one allocation it may read.
+    pub fn kernel_slice(&self, address: u64, len: u64) -> Result<&[u8], MemoryError> {
+        let i = self.find(address, len)?;
+        if let Access::Hidden(what) = self.allocations[i].access {
+            return Err(MemoryError::Protected {
+                address,
+                len,
+                write: false,
+                what,
+            });
+        }
+        self.slice(address, len)
+    }
+
+    /// A kernel's global write of `data` at `address`: inside one allocation it may write.
+    pub fn kernel_write(&mut self, address: u64, data: &[u8]) -> Result<(), MemoryError> {
+        let len = data.len() as u64;
+        let i = self.find(address, len)?;
+        if let Access::ReadOnly(what) | Access::Hidden(what) = self.allocations[i].access {
+            return Err(MemoryError::Protected {
+                address,
+                len,
+                write: true,
+                what,
+            });
+        }
+        self.write(address, data)
+    }
+
     /// Reads a little-endian value of `N` bytes.
     pub fn read_le<const N: usize>(&self, address: u64) -> Result<[u8; N], MemoryError> {
         let mut out = [0u8; N];
@@ -195,6 +286,55 @@ mod tests {
         assert!(m.read_vec(a, 1).is_err());
         assert!(m.free(a).is_err());
         assert_eq!(m.read_vec(b, 8).unwrap(), vec![0; 8]);
+    }
+
+    #[test]
+    fn the_emulators_own_regions_are_apart_and_protected_from_kernels() {
+        let mut m = DeviceMemory::new();
+        let buffer = m.alloc(64, 256).unwrap();
+        let kernarg = m
+            .alloc_internal(64, 64, Access::ReadOnly("the kernarg segment"))
+            .unwrap();
+        let scratch = m
+            .alloc_internal(256, 256, Access::Hidden("scratch"))
+            .unwrap();
+        let later = m.alloc(64, 256).unwrap();
+        assert!(buffer < INTERNAL_FIRST && later < INTERNAL_FIRST);
+        assert!(kernarg >= INTERNAL_FIRST && scratch >= kernarg + 64 + GUARD_BYTES);
+        // The host (and the emulator itself) reaches everything.
+        m.write(kernarg, &[1, 2, 3, 4]).unwrap();
+        m.write(scratch, &[5]).unwrap();
+        // A kernel reads the kernarg segment, writes no protected region, and reads no hidden one.
+        assert_eq!(m.kernel_slice(kernarg, 4).unwrap(), &[1, 2, 3, 4]);
+        assert_eq!(
+            m.kernel_write(kernarg, &[0]),
+            Err(MemoryError::Protected {
+                address: kernarg,
+                len: 1,
+                write: true,
+                what: "the kernarg segment",
+            })
+        );
+        assert!(matches!(
+            m.kernel_slice(scratch, 1),
+            Err(MemoryError::Protected { write: false, .. })
+        ));
+        assert!(matches!(
+            m.kernel_write(scratch + 8, &[0; 8]),
+            Err(MemoryError::Protected { write: true, .. })
+        ));
+        // Buffers placed before and after the internal ones are all found.
+        m.kernel_write(buffer, &[9; 64]).unwrap();
+        m.kernel_write(later, &[8; 64]).unwrap();
+        assert_eq!(m.kernel_slice(buffer + 63, 1).unwrap(), &[9]);
+        assert_eq!(m.kernel_slice(later, 1).unwrap(), &[8]);
+        assert!(matches!(
+            m.kernel_slice(kernarg + 64, 1),
+            Err(MemoryError::OutOfBounds { .. })
+        ));
+        m.free(kernarg).unwrap();
+        assert!(m.kernel_slice(kernarg, 1).is_err());
+        assert_eq!(m.kernel_slice(later, 1).unwrap(), &[8]);
     }
 
     #[test]

@@ -1875,3 +1875,44 @@ fn the_all_zero_word_is_the_illegal_instruction() {
         }
     }
 }
+
+/// RDNA's global and flat stores into the dispatch's kernarg segment are faults naming it; loads
+/// from it are not.
+#[test]
+fn stores_into_the_kernarg_segment_are_faults() {
+    for (gfx, wave64) in RUNS {
+        let wait = if gfx12(gfx) {
+            "s_wait_loadcnt 0x0"
+        } else {
+            "s_waitcnt vmcnt(0)"
+        };
+        let load = [
+            "v_mov_b32 v2, s0",
+            "v_mov_b32 v3, s1",
+            "global_load_b32 v4, v[2:3], off",
+            wait,
+        ];
+        let Some(mut k) = AsmKernel::with_features(gfx, wave64, &features(gfx), &load) else {
+            return;
+        };
+        k.run(&Args::default().0, [1, 1, 1], [64, 1, 1])
+            .unwrap_or_else(|e| panic!("{gfx}: reading the kernarg segment: {e}"));
+        for store in [
+            "global_store_b32 v[2:3], v1, off",
+            "flat_store_b32 v[2:3], v1",
+        ] {
+            let body = [load[0], load[1], "v_mov_b32 v1, 7", store];
+            let mut k = AsmKernel::with_features(gfx, wave64, &features(gfx), &body).unwrap();
+            match k.run(&Args::default().0, [1, 1, 1], [64, 1, 1]) {
+                Err(EmuError::Execution {
+                    fault:
+                        Fault::Protected {
+                            write: true, what, ..
+                        },
+                    ..
+                }) => assert!(what.contains("kernarg"), "{gfx} {store}: {what}"),
+                other => panic!("{gfx} wave64={wave64} {store}: {other:?}"),
+            }
+        }
+    }
+}

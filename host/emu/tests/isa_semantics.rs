@@ -1909,3 +1909,52 @@ fn f16_fma_results_round_once_from_the_exact_value() {
         eq(o[2], lo | u32::from(f16_of_exact_fma(a, b, m)) << 16)
     });
 }
+
+/// The dispatch's kernarg segment is readable through global and scalar loads but not writable:
+/// a store into it (global, flat or scalar) is a fault that names it, where it used to change the
+/// arguments of the running dispatch silently.
+#[test]
+fn stores_into_the_kernarg_segment_are_faults() {
+    let load = [
+        "v_mov_b32 v2, s0",
+        "v_mov_b32 v3, s1",
+        "global_load_dword v4, v[2:3], off",
+        "s_load_dword s4, s[0:1], 0x0",
+        "s_waitcnt vmcnt(0) lgkmcnt(0)",
+    ];
+    for gfx in ["gfx90a", "gfx942", "gfx950"] {
+        let Some(mut k) = AsmKernel::new(gfx, &load) else {
+            return;
+        };
+        k.run(&[0; 16], [1, 1, 1], [64, 1, 1])
+            .unwrap_or_else(|e| panic!("{gfx}: reading the kernarg segment: {e}"));
+        for store in [
+            "global_store_dword v[2:3], v1, off",
+            "flat_store_dword v[2:3], v1",
+            "s_store_dword s4, s[0:1], 0x4",
+        ] {
+            let body = [
+                load[0],
+                load[1],
+                "v_mov_b32 v1, 7",
+                "s_mov_b32 s4, 7",
+                store,
+            ];
+            let mut k = AsmKernel::new(gfx, &body).unwrap();
+            match k.run(&[0; 16], [1, 1, 1], [64, 1, 1]) {
+                Err(EmuError::Execution {
+                    fault:
+                        Fault::Protected {
+                            write: true, what, ..
+                        },
+                    instruction,
+                    ..
+                }) => {
+                    assert!(what.contains("kernarg"), "{gfx} {store}: {what}");
+                    assert!(instruction.starts_with(store.split(' ').next().unwrap()));
+                }
+                other => panic!("{gfx} {store}: {other:?}"),
+            }
+        }
+    }
+}

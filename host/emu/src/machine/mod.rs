@@ -15,7 +15,7 @@ use crate::WaveSize;
 use crate::counters::{Counters, InstructionClass};
 use crate::dispatch::{DecodedInstruction, Dispatch, TraceEvent};
 use crate::error::{EmuError, Fault, WaveSnapshot, WaveStatus};
-use crate::memory::DeviceMemory;
+use crate::memory::{Access, DeviceMemory};
 use crate::target::Target;
 use operand::DecodeError;
 
@@ -201,14 +201,18 @@ fn prepare(
     let kernarg_len = (d.kernarg.len() as u64)
         .max(u64::from(desc.kernarg_size))
         .max(64);
-    let kernarg_address = mem.alloc(kernarg_len, 64)?;
+    let kernarg_address = mem.alloc_internal(
+        kernarg_len,
+        64,
+        Access::ReadOnly("the dispatch's kernarg segment"),
+    )?;
     mem.write(kernarg_address, d.kernarg)?;
-    let packet_address = mem.alloc(64, 64)?;
+    let packet_address = mem.alloc_internal(64, 64, Access::ReadOnly("the dispatch packet"))?;
     mem.write(
         packet_address,
         &dispatch_packet(d, kernarg_address, lds_size as u32),
     )?;
-    let queue_address = mem.alloc(256, 64)?;
+    let queue_address = mem.alloc_internal(256, 64, Access::ReadOnly("the dispatch's queue"))?;
     let per_lane = u64::from(desc.private_segment_fixed_size).div_ceil(4) * 4;
     if per_lane * u64::from(wave.lanes()) > MAX_SCRATCH_PER_WAVE {
         return Err(invalid(
@@ -223,7 +227,13 @@ fn prepare(
     // At most 8 MiB / 32 lanes, so it fits.
     let per_lane = per_lane as u32;
     let scratch = if per_lane > 0 {
-        let base = mem.alloc(u64::from(per_lane) * 64 * u64::from(waves_per_group), 256)?;
+        let base = mem.alloc_internal(
+            u64::from(per_lane) * 64 * u64::from(waves_per_group),
+            256,
+            Access::Hidden(
+                "scratch's backing store (private memory is reached through its aperture)",
+            ),
+        )?;
         Scratch { base, per_lane }
     } else {
         Scratch::default()

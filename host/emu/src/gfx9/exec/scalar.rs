@@ -644,12 +644,11 @@ pub(crate) fn smem(ctx: &mut Ctx<'_>, w: &mut Wave, i: &Instruction) -> Result<F
                 Some(num) if off.saturating_add(4) > num => 0,
                 _ => {
                     let a = address.wrapping_add(u64::from(k) * 4);
-                    let b = ctx.mem.read_le::<4>(a).map_err(|_| Fault::Memory {
-                        address: a,
-                        bytes: 4,
-                        write: false,
-                    })?;
-                    u32::from_le_bytes(b)
+                    let b = ctx
+                        .mem
+                        .kernel_slice(a, 4)
+                        .map_err(|e| Fault::from_memory(e, a, 4, false))?;
+                    u32::from_le_bytes([b[0], b[1], b[2], b[3]])
                 }
             };
             w.sgpr[usize::from(r) + k as usize] = v;
@@ -669,12 +668,8 @@ pub(crate) fn smem(ctx: &mut Ctx<'_>, w: &mut Wave, i: &Instruction) -> Result<F
             let a = address.wrapping_add(u64::from(k) * 4);
             let v = w.sgpr_read(r.wrapping_add(k as u8)) as u32;
             ctx.mem
-                .write(a, &v.to_le_bytes())
-                .map_err(|_| Fault::Memory {
-                    address: a,
-                    bytes: 4,
-                    write: true,
-                })?;
+                .kernel_write(a, &v.to_le_bytes())
+                .map_err(|e| Fault::from_memory(e, a, 4, true))?;
         }
         ctx.counters.global_bytes_written += u64::from(dwords) * 4;
         return Ok(Flow::Next);
@@ -737,20 +732,17 @@ fn scalar_atomic(
     if matches!(buffer_range, Some((num, rel)) if rel.saturating_add(u64::from(bytes)) > num) {
         return Ok(Flow::Next);
     }
-    let fault = |write| Fault::Memory {
-        address,
-        bytes,
-        write,
-    };
     let mut old = [0u8; 8];
-    ctx.mem
-        .read(address, &mut old[..bytes as usize])
-        .map_err(|_| fault(false))?;
+    old[..bytes as usize].copy_from_slice(
+        ctx.mem
+            .kernel_slice(address, u64::from(bytes))
+            .map_err(|e| Fault::from_memory(e, address, bytes, false))?,
+    );
     let old = u64::from_le_bytes(old);
     let new = rmw(op, bytes, old, data, cmp);
     ctx.mem
-        .write(address, &new.to_le_bytes()[..bytes as usize])
-        .map_err(|_| fault(true))?;
+        .kernel_write(address, &new.to_le_bytes()[..bytes as usize])
+        .map_err(|e| Fault::from_memory(e, address, bytes, true))?;
     ctx.counters.scalar_read(u64::from(bytes));
     ctx.counters.global_bytes_written += u64::from(bytes);
     if i.fields.glc {

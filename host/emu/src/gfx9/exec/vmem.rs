@@ -688,12 +688,8 @@ pub(crate) fn read_bytes(
         Place::Global(a) => {
             let s = ctx
                 .mem
-                .slice(a, out.len() as u64)
-                .map_err(|_| Fault::Memory {
-                    address: a,
-                    bytes: out.len() as u32,
-                    write: false,
-                })?;
+                .kernel_slice(a, out.len() as u64)
+                .map_err(|e| Fault::from_memory(e, a, out.len() as u32, false))?;
             out.copy_from_slice(s);
         }
         Place::Lds(o) => {
@@ -724,11 +720,9 @@ pub(crate) fn write_bytes(
     match place {
         Place::Discard => {}
         Place::Global(a) => {
-            ctx.mem.write(a, data).map_err(|_| Fault::Memory {
-                address: a,
-                bytes: data.len() as u32,
-                write: true,
-            })?;
+            ctx.mem
+                .kernel_write(a, data)
+                .map_err(|e| Fault::from_memory(e, a, data.len() as u32, true))?;
         }
         Place::Lds(o) => write_lds(ctx, o, data)?,
         Place::Scratch { offset, base } => {
