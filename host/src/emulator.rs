@@ -226,11 +226,15 @@ fn budget_detail(
          never ends); or raise the limit with Emulator::set_instruction_budget (`--budget` of \
          `cargo xtask emu run`). The resident waves:"
     );
-    for w in waves {
+    for (k, w) in waves.iter().enumerate() {
         let [x, y, z] = w.workgroup;
         out.push_str(&format!(
-            "\n  workgroup ({x}, {y}, {z}) wave {} at pc {:#x}, {}: `{}`",
-            w.wave, w.pc, w.status, w.instruction
+            "{}workgroup ({x}, {y}, {z}) wave {} at pc {:#x}, {}: `{}`",
+            if k == 0 { " " } else { "; " },
+            w.wave,
+            w.pc,
+            w.status,
+            w.instruction
         ));
     }
     out

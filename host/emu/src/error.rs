@@ -201,12 +201,16 @@ impl fmt::Display for EmuError {
                     "kernel `{kernel}`: instruction budget of {budget} wave-instructions exceeded \
                      ({finished_workgroups} of {workgroups} workgroups finished); the resident waves:"
                 )?;
-                for w in waves {
+                for (k, w) in waves.iter().enumerate() {
                     let [x, y, z] = w.workgroup;
                     write!(
                         f,
-                        "\n  workgroup ({x}, {y}, {z}) wave {} at pc {:#x}, {}: `{}`",
-                        w.wave, w.pc, w.status, w.instruction
+                        "{}workgroup ({x}, {y}, {z}) wave {} at pc {:#x}, {}: `{}`",
+                        if k == 0 { " " } else { "; " },
+                        w.wave,
+                        w.pc,
+                        w.status,
+                        w.instruction
                     )?;
                 }
                 Ok(())
