@@ -309,7 +309,6 @@ fn run_groups<I: Isa>(
                     counters: &mut counters,
                     scratch: launch.scratch,
                 };
-                let finished = ctx.counters.workgroups - 1;
                 run_group(
                     &mut ctx,
                     program,
@@ -319,30 +318,14 @@ fn run_groups<I: Isa>(
                     budget,
                     &mut executed,
                     trace,
-                )
-                .map_err(|e| match e {
-                    EmuError::BudgetExceeded {
-                        kernel,
-                        budget,
-                        waves,
-                        ..
-                    } => EmuError::BudgetExceeded {
-                        kernel,
-                        budget,
-                        finished_workgroups: finished,
-                        workgroups: d.grid.iter().map(|&n| u64::from(n)).product(),
-                        waves,
-                    },
-                    e => e,
-                })?;
+                )?;
             }
         }
     }
     Ok(counters)
 }
 
-/// The budget error for workgroup `group`: where each of its waves stood (the workgroup counts
-/// are filled in by the caller).
+/// The budget error for workgroup `group`, the one running: where each of its waves stood.
 fn budget_exceeded<I: Isa>(
     ctx: &Ctx<'_>,
     program: &mut Program<I>,
@@ -376,8 +359,8 @@ fn budget_exceeded<I: Isa>(
     EmuError::BudgetExceeded {
         kernel: d.kernel_name.to_string(),
         budget,
-        finished_workgroups: 0,
-        workgroups: 0,
+        finished_workgroups: ctx.counters.workgroups - 1,
+        workgroups: d.grid.iter().map(|&n| u64::from(n)).product(),
         waves,
     }
 }
