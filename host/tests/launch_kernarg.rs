@@ -16,35 +16,15 @@ use rand::{Rng, SeedableRng};
 
 fn kernel_arg(offset: u32, size: u32, kind: &str, name: Option<&str>) -> KernelArg {
     KernelArg {
-        offset,
-        size,
-        value_kind: ArgValueKind::parse(kind),
-        address_space: None,
         name: name.map(str::to_owned),
-        type_name: None,
-        actual_access: None,
-        pointee_align: None,
+        ..KernelArg::new(offset, size, ArgValueKind::parse(kind))
     }
 }
 
 fn metadata(name: &str, args: Vec<KernelArg>, kernarg_segment_size: u32) -> KernelMetadata {
     KernelMetadata {
-        name: name.to_owned(),
-        symbol: format!("{name}.kd"),
-        args,
-        kernarg_segment_size,
-        kernarg_segment_align: 8,
-        group_segment_fixed_size: 0,
-        private_segment_fixed_size: 0,
-        wavefront_size: 64,
-        sgpr_count: 16,
-        vgpr_count: 8,
-        agpr_count: None,
-        sgpr_spill_count: None,
-        vgpr_spill_count: None,
         max_flat_workgroup_size: 256,
-        uses_dynamic_stack: None,
-        reqd_workgroup_size: None,
+        ..KernelMetadata::new(name, args, kernarg_segment_size)
     }
 }
 

@@ -472,42 +472,20 @@ mod tests {
     /// hidden argument.
     fn structs_metadata() -> KernelMetadata {
         let arg = |offset, size, value_kind, name: Option<&str>| KernelArg {
-            offset,
-            size,
-            value_kind,
-            address_space: None,
             name: name.map(str::to_string),
-            type_name: None,
-            actual_access: None,
-            pointee_align: None,
+            ..KernelArg::new(offset, size, value_kind)
         };
-        KernelMetadata {
-            name: "args_structs".into(),
-            symbol: "args_structs.kd".into(),
-            args: vec![
-                arg(0, 2, ArgValueKind::ByValue, Some("a")),
-                arg(8, 24, ArgValueKind::ByValue, Some("s")),
-                arg(32, 1, ArgValueKind::ByValue, None),
-                arg(36, 12, ArgValueKind::ByValue, None),
-                arg(48, 3, ArgValueKind::ByValue, None),
-                arg(56, 8, ArgValueKind::GlobalBuffer, Some("out")),
-                arg(64, 1, ArgValueKind::ByValue, None),
-                arg(72, 4, ArgValueKind::HiddenBlockCountX, None),
-            ],
-            kernarg_segment_size: 80,
-            kernarg_segment_align: 8,
-            group_segment_fixed_size: 0,
-            private_segment_fixed_size: 0,
-            wavefront_size: 64,
-            sgpr_count: 16,
-            vgpr_count: 8,
-            agpr_count: None,
-            sgpr_spill_count: None,
-            vgpr_spill_count: None,
-            max_flat_workgroup_size: 1024,
-            uses_dynamic_stack: None,
-            reqd_workgroup_size: None,
-        }
+        let args = vec![
+            arg(0, 2, ArgValueKind::ByValue, Some("a")),
+            arg(8, 24, ArgValueKind::ByValue, Some("s")),
+            arg(32, 1, ArgValueKind::ByValue, None),
+            arg(36, 12, ArgValueKind::ByValue, None),
+            arg(48, 3, ArgValueKind::ByValue, None),
+            arg(56, 8, ArgValueKind::GlobalBuffer, Some("out")),
+            arg(64, 1, ArgValueKind::ByValue, None),
+            arg(72, 4, ArgValueKind::HiddenBlockCountX, None),
+        ];
+        KernelMetadata::new("args_structs", args, 80)
     }
 
     fn check(texts: &[&str]) -> Result<()> {

@@ -64,6 +64,38 @@ pub struct KernelMetadata {
 }
 
 impl KernelMetadata {
+    /// Metadata for a kernel built by hand (tests, tools that describe a kernel themselves):
+    /// `name`, its `.kd` symbol, `args` and the kernarg size, for a wave64 kernel of up to 1024
+    /// work-items with no LDS, scratch or spills and 16 SGPRs and 8 VGPRs. Change fields with
+    /// struct update syntax.
+    ///
+    /// ```
+    /// use iron_code_object::{ArgValueKind, KernelArg, KernelMetadata};
+    /// let m = KernelMetadata::new("k", vec![KernelArg::new(0, 8, ArgValueKind::GlobalBuffer)], 8);
+    /// assert_eq!(m.symbol, "k.kd");
+    /// assert_eq!(m.explicit_args().count(), 1);
+    /// ```
+    pub fn new(name: &str, args: Vec<KernelArg>, kernarg_segment_size: u32) -> KernelMetadata {
+        KernelMetadata {
+            name: name.to_string(),
+            symbol: format!("{name}.kd"),
+            args,
+            kernarg_segment_size,
+            kernarg_segment_align: 8,
+            group_segment_fixed_size: 0,
+            private_segment_fixed_size: 0,
+            wavefront_size: 64,
+            sgpr_count: 16,
+            vgpr_count: 8,
+            agpr_count: None,
+            sgpr_spill_count: None,
+            vgpr_spill_count: None,
+            max_flat_workgroup_size: 1024,
+            uses_dynamic_stack: None,
+            reqd_workgroup_size: None,
+        }
+    }
+
     /// The arguments the caller passes (those whose kind is not `hidden_*`).
     pub fn explicit_args(&self) -> impl Iterator<Item = &KernelArg> {
         self.args.iter().filter(|arg| !arg.value_kind.is_hidden())
@@ -89,6 +121,23 @@ pub struct KernelArg {
     pub actual_access: Option<Access>,
     /// Alignment of the pointee of a `dynamic_shared_pointer` (`.pointee_align`).
     pub pointee_align: Option<u32>,
+}
+
+impl KernelArg {
+    /// An argument of `size` bytes at `offset`, of kind `value_kind`, with none of the optional
+    /// fields (change them with struct update syntax).
+    pub fn new(offset: u32, size: u32, value_kind: ArgValueKind) -> KernelArg {
+        KernelArg {
+            offset,
+            size,
+            value_kind,
+            address_space: None,
+            name: None,
+            type_name: None,
+            actual_access: None,
+            pointee_align: None,
+        }
+    }
 }
 
 macro_rules! string_enum {

@@ -587,43 +587,18 @@ mod tests {
     /// The metadata of hip_args.hip's `args_structs` (offsets and sizes as clang-22 lays them
     /// out), plus one hidden argument.
     fn structs_metadata() -> KernelMetadata {
-        let arg = |offset, size, value_kind| KernelArg {
-            offset,
-            size,
-            value_kind,
-            address_space: None,
-            name: None,
-            type_name: None,
-            actual_access: None,
-            pointee_align: None,
-        };
-        KernelMetadata {
-            name: "args_structs".into(),
-            symbol: "args_structs.kd".into(),
-            args: vec![
-                arg(0, 2, ArgValueKind::ByValue),
-                arg(8, 24, ArgValueKind::ByValue),
-                arg(32, 1, ArgValueKind::ByValue),
-                arg(36, 12, ArgValueKind::ByValue),
-                arg(48, 3, ArgValueKind::ByValue),
-                arg(56, 8, ArgValueKind::GlobalBuffer),
-                arg(64, 1, ArgValueKind::ByValue),
-                arg(72, 4, ArgValueKind::HiddenBlockCountX),
-            ],
-            kernarg_segment_size: 80,
-            kernarg_segment_align: 8,
-            group_segment_fixed_size: 0,
-            private_segment_fixed_size: 0,
-            wavefront_size: 64,
-            sgpr_count: 16,
-            vgpr_count: 8,
-            agpr_count: None,
-            sgpr_spill_count: None,
-            vgpr_spill_count: None,
-            max_flat_workgroup_size: 1024,
-            uses_dynamic_stack: None,
-            reqd_workgroup_size: None,
-        }
+        let arg = |offset, size| KernelArg::new(offset, size, ArgValueKind::ByValue);
+        let args = vec![
+            arg(0, 2),
+            arg(8, 24),
+            arg(32, 1),
+            arg(36, 12),
+            arg(48, 3),
+            KernelArg::new(56, 8, ArgValueKind::GlobalBuffer),
+            arg(64, 1),
+            KernelArg::new(72, 4, ArgValueKind::HiddenBlockCountX),
+        ];
+        KernelMetadata::new("args_structs", args, 80)
     }
 
     #[test]
