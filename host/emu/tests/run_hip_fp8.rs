@@ -4,7 +4,7 @@
 mod common;
 
 use common::variant::{CDNA, RDNA, Variant};
-use common::{Args, bytes_of, data, from_bytes, load};
+use common::{Args, Loaded, bytes_of, data, from_bytes, load};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 
@@ -70,6 +70,17 @@ fn builds() -> impl Iterator<Item = &'static Variant> {
     })
 }
 
+/// Runs `kernel(input, output, n)` over `n` work-items in workgroups of 64 with `output` poisoned
+/// first; returns the output's `out_len` bytes.
+fn run(k: &mut Loaded, kernel: &str, input: &[u8], out_len: usize, n: usize) -> Vec<u8> {
+    let pin = k.upload(input);
+    let pout = k.upload(&vec![0x5a; out_len]);
+    let args = Args::default().ptr(pin).ptr(pout).u32(n as u32).0;
+    k.launch(kernel, &args, [n.div_ceil(64) as u32, 1, 1], [64, 1, 1], 0)
+        .unwrap();
+    k.download(pout, out_len)
+}
+
 fn same(got: f32, want: f32) -> bool {
     got.to_bits() == want.to_bits() || (got.is_nan() && want.is_nan())
 }
@@ -97,18 +108,7 @@ fn byte_selected_conversions_read_the_selected_byte() {
         let mut k = load(&data(&format!("hip_fp8_{}.co", v.name)));
         let n = 1100;
         let x = words(n, 81);
-        let px = k.upload(&bytes_of(&x));
-        let py = k.upload(&vec![0x5a; n * 32]);
-        let args = Args::default().ptr(px).ptr(py).u32(n as u32).0;
-        k.launch(
-            "fp8_bytes",
-            &args,
-            [n.div_ceil(64) as u32, 1, 1],
-            [64, 1, 1],
-            0,
-        )
-        .unwrap();
-        let y: Vec<f32> = from_bytes(&k.download(py, n * 32));
+        let y: Vec<f32> = from_bytes(&run(&mut k, "fp8_bytes", &bytes_of(&x), n * 32, n));
         for i in 0..n {
             for s in 0..4 {
                 let byte = (x[i] >> (8 * s)) as u8;
@@ -141,18 +141,7 @@ fn word_selected_conversions_read_and_write_the_selected_word() {
         let mut k = load(&data(&format!("hip_fp8_{}.co", v.name)));
         let n = 1100;
         let x = words(n, 82);
-        let px = k.upload(&bytes_of(&x));
-        let py = k.upload(&vec![0x5a; n * 16]);
-        let args = Args::default().ptr(px).ptr(py).u32(n as u32).0;
-        k.launch(
-            "fp8_words",
-            &args,
-            [n.div_ceil(64) as u32, 1, 1],
-            [64, 1, 1],
-            0,
-        )
-        .unwrap();
-        let y: Vec<f32> = from_bytes(&k.download(py, n * 16));
+        let y: Vec<f32> = from_bytes(&run(&mut k, "fp8_words", &bytes_of(&x), n * 16, n));
         for i in 0..n {
             for s in 0..4 {
                 let want = formats(v).map_or(0.0, |(e4m3, _)| e4m3.decode((x[i] >> (8 * s)) as u8));
@@ -181,18 +170,7 @@ fn word_selected_conversions_read_and_write_the_selected_word() {
             })
             .collect();
         let a: Vec<f32> = bytes.iter().map(|&b| e4m3.decode(b)).collect();
-        let pa = k.upload(&bytes_of(&a));
-        let po = k.upload(&vec![0x5a; n * 4]);
-        let args = Args::default().ptr(pa).ptr(po).u32(n as u32).0;
-        k.launch(
-            "fp8_pack",
-            &args,
-            [n.div_ceil(64) as u32, 1, 1],
-            [64, 1, 1],
-            0,
-        )
-        .unwrap();
-        let out: Vec<u32> = from_bytes(&k.download(po, n * 4));
+        let out: Vec<u32> = from_bytes(&run(&mut k, "fp8_pack", &bytes_of(&a), n * 4, n));
         for i in 0..n {
             let want = u32::from_le_bytes(bytes[4 * i..4 * i + 4].try_into().unwrap());
             assert_eq!(
