@@ -23,13 +23,17 @@ pub fn check(root: &std::path::Path) -> Result<()> {
         "packaging the public crates (cargo package: {})",
         PUBLIC_CRATES.join(", ")
     );
-    // The verification builds Iron's crates as registry packages, which cargo never rebuilds at
-    // the same version: an earlier run's build would stand in for today's sources. So it gets
-    // a target directory of its own, emptied first.
-    let target_dir = crate::build::target_dir(root).join("packaging");
-    if target_dir.is_dir() {
-        std::fs::remove_dir_all(&target_dir)?;
+    // The verification builds Iron's crates as packages of a temporary local registry, which
+    // cargo extracts under `$CARGO_HOME/registry/src/` in a directory named after the
+    // registry's path, and never extracts again while that directory exists: with the same
+    // path every run, an earlier run's sources (kept in a cached cargo home) would stand in for
+    // today's. So every run packages under a path of its own and removes what it extracted.
+    let packaging_root = crate::build::target_dir(root).join("packaging");
+    if packaging_root.is_dir() {
+        std::fs::remove_dir_all(&packaging_root)?;
     }
+    let target_dir = packaging_root.join(run_id());
+    let extracted = ExtractedSources::new();
     let selected: Vec<String> = PUBLIC_CRATES
         .iter()
         .map(|c| format!("--package={c}"))
@@ -56,8 +60,101 @@ pub fn check(root: &std::path::Path) -> Result<()> {
         .args(["package", "--allow-dirty", "--quiet"])
         .args(&selected)
         .status()?;
+    extracted.remove_new();
     if !status.success() {
         bail!("cargo package failed for the public crates (its output is above)");
     }
     Ok(())
+}
+
+/// A name no earlier run used: the process id and the time.
+fn run_id() -> String {
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos());
+    format!("{}-{nanos}", std::process::id())
+}
+
+/// The source directories of local registries that cargo extracted during this check.
+struct ExtractedSources {
+    /// `$CARGO_HOME/registry/src`, when it can be found.
+    dir: Option<std::path::PathBuf>,
+    /// Its entries before the check.
+    before: std::collections::HashSet<std::ffi::OsString>,
+}
+
+impl ExtractedSources {
+    /// Notes what `$CARGO_HOME/registry/src` holds now.
+    fn new() -> Self {
+        let dir = std::env::var_os("CARGO_HOME")
+            .map(std::path::PathBuf::from)
+            .or_else(|| std::env::var_os("HOME").map(|h| std::path::Path::new(&h).join(".cargo")))
+            .map(|home| home.join("registry").join("src"));
+        Self::in_dir(dir)
+    }
+
+    /// Notes what `dir` holds now.
+    fn in_dir(dir: Option<std::path::PathBuf>) -> Self {
+        let before = dir.as_deref().map(entries).unwrap_or_default();
+        Self { dir, before }
+    }
+
+    /// Removes the local-registry directories (cargo names them `-<hash>`) that appeared
+    /// since [`ExtractedSources::new`]; a failure to remove one is reported, not fatal.
+    fn remove_new(&self) {
+        let Some(dir) = &self.dir else { return };
+        for name in entries(dir) {
+            if self.before.contains(&name) || !name.to_string_lossy().starts_with('-') {
+                continue;
+            }
+            let path = dir.join(&name);
+            if let Err(e) = std::fs::remove_dir_all(&path) {
+                eprintln!("warning: could not remove {}: {e}", path.display());
+            }
+        }
+    }
+}
+
+/// The names in a directory (none if it cannot be read).
+fn entries(dir: &std::path::Path) -> std::collections::HashSet<std::ffi::OsString> {
+    std::fs::read_dir(dir)
+        .map(|d| d.filter_map(|e| e.ok().map(|e| e.file_name())).collect())
+        .unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_local_registry_sources_extracted_during_the_check_are_removed() {
+        let src = std::env::temp_dir().join(format!("iron-packaging-{}", run_id()));
+        for old in ["-0123456789abcdef", "index.crates.io-1949cf8c6b5b557f"] {
+            std::fs::create_dir_all(src.join(old).join("iron-emu-0.1.0")).unwrap();
+        }
+        let extracted = ExtractedSources::in_dir(Some(src.clone()));
+        for new in ["-fedcba9876543210", "index.example.org-0000000000000000"] {
+            std::fs::create_dir_all(src.join(new).join("iron-emu-0.1.0")).unwrap();
+        }
+        extracted.remove_new();
+        let mut left: Vec<String> = entries(&src)
+            .into_iter()
+            .map(|n| n.to_string_lossy().into_owned())
+            .collect();
+        left.sort();
+        std::fs::remove_dir_all(&src).unwrap();
+        assert_eq!(
+            left,
+            [
+                "-0123456789abcdef",
+                "index.crates.io-1949cf8c6b5b557f",
+                "index.example.org-0000000000000000"
+            ]
+        );
+    }
+
+    #[test]
+    fn every_run_packages_under_a_new_path() {
+        assert_ne!(run_id(), run_id());
+    }
 }
