@@ -7,7 +7,7 @@
 
 use crate::counters::Counters;
 use crate::error::EmuError;
-use crate::machine::{self, Program};
+use crate::machine::{self, Program, RunOptions, Schedule};
 use crate::memory::DeviceMemory;
 use crate::target::Target;
 use crate::{gfx9, rdna};
@@ -166,6 +166,8 @@ pub struct Gpu {
     memory: DeviceMemory,
     programs: Vec<LoadedCode>,
     budget: u64,
+    schedule: Schedule,
+    compute_units: u32,
     next_dispatch_id: u64,
 }
 
@@ -177,6 +179,8 @@ impl Gpu {
             memory: DeviceMemory::new(),
             programs: Vec::new(),
             budget: DEFAULT_INSTRUCTION_BUDGET,
+            schedule: Schedule::default(),
+            compute_units: target.compute_units(),
             next_dispatch_id: 1,
         }
     }
@@ -213,6 +217,24 @@ impl Gpu {
         self.budget = wave_instructions;
     }
 
+    /// Sets how dispatches interleave their waves (by default [`Schedule::default`]: every
+    /// workgroup that fits resident, waves picked by a generator with a fixed seed).
+    pub fn set_schedule(&mut self, schedule: Schedule) {
+        self.schedule = schedule;
+    }
+
+    /// The schedule dispatches run under.
+    pub fn schedule(&self) -> Schedule {
+        self.schedule
+    }
+
+    /// Sets the compute units (CDNA) or WGPs (RDNA) of the modelled device, which with a
+    /// kernel's occupancy decide how many of its workgroups are resident at once; by default
+    /// [`Target::compute_units`]. 0 counts as 1.
+    pub fn set_compute_units(&mut self, compute_units: u32) {
+        self.compute_units = compute_units.max(1);
+    }
+
     /// Runs a kernel to completion; returns its counters.
     pub fn dispatch(&mut self, d: &Dispatch<'_>) -> Result<Counters, EmuError> {
         self.run(d, None)
@@ -241,10 +263,15 @@ impl Gpu {
             })?;
         let id = self.next_dispatch_id;
         self.next_dispatch_id += 1;
-        let (target, memory, budget) = (self.target, &mut self.memory, self.budget);
+        let (target, memory) = (self.target, &mut self.memory);
+        let options = RunOptions {
+            budget: self.budget,
+            schedule: self.schedule,
+            compute_units: self.compute_units,
+        };
         match program {
-            LoadedCode::Gfx9(p) => machine::run_dispatch(target, memory, p, d, id, budget, trace),
-            LoadedCode::Rdna(p) => machine::run_dispatch(target, memory, p, d, id, budget, trace),
+            LoadedCode::Gfx9(p) => machine::run_dispatch(target, memory, p, d, id, options, trace),
+            LoadedCode::Rdna(p) => machine::run_dispatch(target, memory, p, d, id, options, trace),
         }
     }
 }

@@ -25,5 +25,6 @@ pub use dispatch::{
     TraceEvent, disassemble,
 };
 pub use error::{EmuError, Fault, WaveSnapshot, WaveStatus};
+pub use machine::{Schedule, ScheduleParseError};
 pub use memory::{DeviceMemory, MemoryError};
 pub use target::{Target, WaveSize};

@@ -87,6 +87,20 @@ impl Target {
         }
     }
 
+    /// Compute units (CDNA) or workgroup processors (RDNA: two CUs sharing LDS, which a
+    /// workgroup in WGP mode spans) of the largest product of the target: MI250X's GCD (110 of
+    /// its 220 CUs; each GCD is a device), MI300X (304), MI355X (256), Radeon RX 7900 XTX (96 CUs)
+    /// and RX 9070 XT (64 CUs).
+    pub fn compute_units(self) -> u32 {
+        match self {
+            Target::Gfx90a => 110,
+            Target::Gfx942 => 304,
+            Target::Gfx950 => 256,
+            Target::Gfx1100 => 48,
+            Target::Gfx1201 => 32,
+        }
+    }
+
     /// LDS bytes available to one workgroup.
     pub fn max_lds_bytes(self) -> u32 {
         match self {

@@ -9,7 +9,7 @@ mod common;
 use common::transpose::{TRANSPOSE_LOADS, transposed_wave};
 use common::{Args, AsmKernel, bytes_of, from_bytes};
 use half::f16;
-use iron_emu::{EmuError, Fault, WaveStatus};
+use iron_emu::{EmuError, Fault, Schedule, WaveStatus};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 
@@ -712,30 +712,36 @@ fn faults_name_the_instruction() {
         return;
     };
     k.gpu.set_instruction_budget(1000);
+    // In order, only the first workgroup has started; by default all three are resident.
+    k.gpu.set_schedule(Schedule::InOrder);
+    let in_order = k.run(&[0; 16], [3, 1, 1], [128, 1, 1]).unwrap_err();
+    k.gpu.set_schedule(Schedule::default());
     let e = k.run(&[0; 16], [3, 1, 1], [128, 1, 1]).unwrap_err();
-    match &e {
-        EmuError::BudgetExceeded {
-            budget: 1000,
-            finished_workgroups: 0,
-            workgroups: 3,
-            waves,
-            ..
-        } => {
-            let at: Vec<(u32, WaveStatus, &str)> = waves
-                .iter()
-                .map(|w| (w.wave, w.status, w.instruction.as_str()))
-                .collect();
-            assert_eq!(
-                at,
-                [
-                    (0, WaveStatus::AtBarrier, "s_endpgm"),
-                    (1, WaveStatus::Running, "s_branch 65535")
-                ],
-                "{e}"
-            );
-            assert!(waves.iter().all(|w| w.workgroup == [0, 0, 0]));
+    for (e, groups) in [(&in_order, 1), (&e, 3)] {
+        match e {
+            EmuError::BudgetExceeded {
+                budget: 1000,
+                finished_workgroups: 0,
+                workgroups: 3,
+                waves,
+                ..
+            } => {
+                let at: Vec<([u32; 3], u32, WaveStatus, &str)> = waves
+                    .iter()
+                    .map(|w| (w.workgroup, w.wave, w.status, w.instruction.as_str()))
+                    .collect();
+                let expected: Vec<([u32; 3], u32, WaveStatus, &str)> = (0..groups)
+                    .flat_map(|g| {
+                        [
+                            ([g, 0, 0], 0, WaveStatus::AtBarrier, "s_endpgm"),
+                            ([g, 0, 0], 1, WaveStatus::Running, "s_branch 65535"),
+                        ]
+                    })
+                    .collect();
+                assert_eq!(at, expected, "{e}");
+            }
+            other => panic!("unexpected {other}"),
         }
-        other => panic!("unexpected {other}"),
     }
     let text = e.to_string();
     assert!(
@@ -820,6 +826,7 @@ fn trace_reports_every_instruction_in_order() {
     ) else {
         return;
     };
+    k.gpu.set_schedule(Schedule::InOrder);
     let mut seen = Vec::new();
     let d = iron_emu::Dispatch {
         kernel_name: "asm",
@@ -851,6 +858,30 @@ fn trace_reports_every_instruction_in_order() {
     assert_eq!(seen[0].3, "v_mov_b32_e32 v1, 1");
     assert_eq!(seen[3].3, "s_endpgm");
     assert_eq!(seen[0].2 + 4, seen[1].2);
+
+    // Under a random schedule the waves interleave, each still in program order.
+    let program: Vec<(u64, String)> = seen[..4].iter().map(|e| (e.2, e.3.clone())).collect();
+    k.gpu.set_schedule(Schedule::Random { seed: 3 });
+    let mut interleaved = Vec::new();
+    k.gpu
+        .dispatch_traced(&d, &mut |e| {
+            interleaved.push((
+                e.workgroup[0],
+                e.wave,
+                e.pc,
+                iron_emu::gfx9::disassemble(iron_emu::Target::Gfx942, e.instruction),
+            ))
+        })
+        .unwrap();
+    assert_ne!(interleaved, seen, "seed 3 interleaves the four waves");
+    for (group, wave) in [(0, 0), (0, 1), (1, 0), (1, 1)] {
+        let own: Vec<(u64, String)> = interleaved
+            .iter()
+            .filter(|e| (e.0, e.1) == (group, wave))
+            .map(|e| (e.2, e.3.clone()))
+            .collect();
+        assert_eq!(own, program, "workgroup {group} wave {wave}");
+    }
 }
 
 #[test]

@@ -1,23 +1,30 @@
 //! The machine model both ISA families run on: waves, workgroups, LDS, scratch, and the dispatcher.
 //!
-//! Workgroups run one after another; the waves of a workgroup are interleaved in time slices so that
-//! barriers and LDS communication between waves work. Each wave executes decoded instructions from a
-//! [`Program`]'s cache; what an instruction does is its family's business ([`Isa`]).
+//! Every workgroup that fits on the device is resident at once and a seeded scheduler interleaves
+//! their waves (or, in the [`Schedule::InOrder`] schedule, workgroups run one after another).
+//! Each wave executes decoded instructions from a [`Program`]'s cache; what an instruction does
+//! is its family's business ([`Isa`]).
 
 pub(crate) mod operand;
 mod program;
+mod residency;
+mod run;
+mod schedule;
 pub(crate) mod wave;
 
 pub use program::Program;
+pub(crate) use run::RunOptions;
+pub use schedule::{Schedule, ScheduleParseError};
 pub(crate) use wave::Wave;
 
 use crate::WaveSize;
 use crate::counters::{Counters, InstructionClass};
 use crate::dispatch::{DecodedInstruction, Dispatch, TraceEvent};
-use crate::error::{EmuError, Fault, WaveSnapshot, WaveStatus};
+use crate::error::{EmuError, Fault};
 use crate::memory::{Access, DeviceMemory};
 use crate::target::Target;
 use operand::DecodeError;
+use wave::VectorRows;
 
 /// An instruction set the machine executes: how its code decodes, runs and prints, and what state
 /// its waves start in.
@@ -35,6 +42,9 @@ pub(crate) trait Isa {
     /// Length of `i` in bytes.
     fn len(i: &Self::Instruction) -> u8;
 
+    /// The vector registers `i`'s operands name.
+    fn vector_rows(i: &Self::Instruction) -> VectorRows;
+
     /// Executes `i` on wave `w`.
     fn execute(ctx: &mut Ctx<'_>, w: &mut Wave, i: &Self::Instruction) -> Result<Flow, Fault>;
 
@@ -44,7 +54,8 @@ pub(crate) trait Isa {
     /// `i` as a trace callback sees it.
     fn traced(i: &Self::Instruction) -> DecodedInstruction<'_>;
 
-    /// Sets up wave `index` of workgroup `group` as the hardware does before the first instruction.
+    /// Sets up wave `index` of workgroup `group` as the hardware does before the first
+    /// instruction, its private memory at wave `scratch_wave` of the scratch backing store.
     fn initialize(
         w: &mut Wave,
         target: Target,
@@ -52,6 +63,7 @@ pub(crate) trait Isa {
         launch: &LaunchState,
         group: [u32; 3],
         index: u32,
+        scratch_wave: u32,
     );
 }
 
@@ -59,9 +71,6 @@ pub(crate) trait Isa {
 pub const SHARED_APERTURE_HI: u32 = 0x0001_0000;
 /// High 32 bits of the private (scratch) aperture: flat addresses `0x0002_0000_xxxx_xxxx` are scratch.
 pub const PRIVATE_APERTURE_HI: u32 = 0x0002_0000;
-
-/// Wave-instructions a wave runs before the scheduler moves to the next wave of its workgroup.
-const TIME_SLICE: u32 = 256;
 
 /// What an instruction asks of the scheduler.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -95,8 +104,6 @@ impl Scratch {
 /// Everything an instruction may touch besides its wave.
 pub(crate) struct Ctx<'a> {
     pub target: Target,
-    /// Lanes per wave of the dispatch.
-    pub wave: WaveSize,
     pub mem: &'a mut DeviceMemory,
     pub lds: &'a mut [u8],
     pub counters: &'a mut Counters,
@@ -114,6 +121,9 @@ impl Ctx<'_> {
 /// more is refused instead of making the emulator allocate it.
 const MAX_SCRATCH_PER_WAVE: u64 = 8 << 20;
 
+/// Bytes of scratch backing store a dispatch's resident workgroups may have together.
+const MAX_SCRATCH_BACKING: u64 = 1 << 30;
+
 fn invalid(d: &Dispatch<'_>, reason: impl Into<String>) -> EmuError {
     EmuError::InvalidDispatch {
         kernel: d.kernel_name.to_string(),
@@ -128,11 +138,11 @@ pub(crate) fn run_dispatch<I: Isa>(
     program: &mut Program<I>,
     d: &Dispatch<'_>,
     dispatch_id: u64,
-    budget: u64,
+    options: RunOptions,
     mut trace: Option<&mut dyn FnMut(&TraceEvent<'_>)>,
 ) -> Result<Counters, EmuError> {
-    let launch = prepare(target, mem, d, dispatch_id)?;
-    let result = run_groups(target, mem, program, d, &launch, budget, &mut trace);
+    let launch = prepare(target, mem, d, dispatch_id, options)?;
+    let result = run::run_groups(target, mem, program, d, &launch, options, &mut trace);
     let mut cleanup = vec![
         launch.kernarg_address,
         launch.packet_address,
@@ -152,6 +162,7 @@ fn prepare(
     mem: &mut DeviceMemory,
     d: &Dispatch<'_>,
     dispatch_id: u64,
+    options: RunOptions,
 ) -> Result<LaunchState, EmuError> {
     let desc = &d.descriptor;
     let wave = match (desc.wave32(), target.is_rdna()) {
@@ -198,6 +209,20 @@ fn prepare(
         ));
     }
     let waves_per_group = (threads as u32).div_ceil(wave.lanes());
+    let workgroups: u64 = d.grid.iter().map(|&n| u64::from(n)).product();
+    let resident_groups = match options.schedule {
+        Schedule::InOrder => 1,
+        Schedule::Random { .. } => residency::resident_workgroups(
+            target,
+            desc,
+            wave,
+            threads as u32,
+            lds_size as u32,
+            options.compute_units,
+        )
+        .min(u32::try_from(workgroups).unwrap_or(u32::MAX))
+        .max(1),
+    };
     let kernarg_len = (d.kernarg.len() as u64)
         .max(u64::from(desc.kernarg_size))
         .max(64);
@@ -226,9 +251,17 @@ fn prepare(
     }
     // At most 8 MiB / 32 lanes, so it fits.
     let per_lane = per_lane as u32;
+    // The driver bounds the waves that hold scratch at once; here the backing store of the
+    // resident workgroups stays within MAX_SCRATCH_BACKING (at least one workgroup runs).
+    let group_scratch = u64::from(per_lane) * 64 * u64::from(waves_per_group);
+    let resident_groups = MAX_SCRATCH_BACKING
+        .checked_div(group_scratch)
+        .map_or(resident_groups, |fit| {
+            resident_groups.min(fit.clamp(1, u64::from(u32::MAX)) as u32)
+        });
     let scratch = if per_lane > 0 {
         let base = mem.alloc_internal(
-            u64::from(per_lane) * 64 * u64::from(waves_per_group),
+            u64::from(per_lane) * 64 * u64::from(waves_per_group) * u64::from(resident_groups),
             256,
             Access::Hidden(
                 "scratch's backing store (private memory is reached through its aperture)",
@@ -245,6 +278,7 @@ fn prepare(
         scratch,
         lds_size: lds_size as u32,
         waves_per_group,
+        resident_groups,
         threads_per_group: threads as u32,
         dispatch_id,
         wave,
@@ -274,97 +308,6 @@ fn dispatch_packet(d: &Dispatch<'_>, kernarg_address: u64, lds_size: u32) -> [u8
     p
 }
 
-fn run_groups<I: Isa>(
-    target: Target,
-    mem: &mut DeviceMemory,
-    program: &mut Program<I>,
-    d: &Dispatch<'_>,
-    launch: &LaunchState,
-    budget: u64,
-    trace: &mut Option<&mut dyn FnMut(&TraceEvent<'_>)>,
-) -> Result<Counters, EmuError> {
-    let mut counters = Counters {
-        lds_bytes_per_workgroup: launch.lds_size,
-        ..Counters::default()
-    };
-    let mut lds = vec![0u8; launch.lds_size as usize];
-    let mut waves: Vec<Wave> = (0..launch.waves_per_group).map(|_| Wave::new()).collect();
-    let mut executed: u64 = 0;
-    for gz in 0..d.grid[2] {
-        for gy in 0..d.grid[1] {
-            for gx in 0..d.grid[0] {
-                let group = [gx, gy, gz];
-                lds.fill(0);
-                for (k, w) in waves.iter_mut().enumerate() {
-                    w.lanes = launch.wave.lanes();
-                    I::initialize(w, target, d, launch, group, k as u32);
-                }
-                counters.workgroups += 1;
-                counters.waves += u64::from(launch.waves_per_group);
-                let mut ctx = Ctx {
-                    target,
-                    wave: launch.wave,
-                    mem,
-                    lds: &mut lds,
-                    counters: &mut counters,
-                    scratch: launch.scratch,
-                };
-                run_group(
-                    &mut ctx,
-                    program,
-                    d,
-                    &mut waves,
-                    group,
-                    budget,
-                    &mut executed,
-                    trace,
-                )?;
-            }
-        }
-    }
-    Ok(counters)
-}
-
-/// The budget error for workgroup `group`, the one running: where each of its waves stood.
-fn budget_exceeded<I: Isa>(
-    ctx: &Ctx<'_>,
-    program: &mut Program<I>,
-    d: &Dispatch<'_>,
-    waves: &[Wave],
-    group: [u32; 3],
-    budget: u64,
-) -> EmuError {
-    let waves = waves
-        .iter()
-        .enumerate()
-        .map(|(k, w)| {
-            let instruction = program
-                .index_of(w.pc, ctx.wave)
-                .map(|index| I::disassemble(ctx.target, program.instruction(ctx.wave, index)))
-                .unwrap_or_default();
-            let status = match w.state {
-                wave::State::Running => WaveStatus::Running,
-                wave::State::Barrier => WaveStatus::AtBarrier,
-                wave::State::Done => WaveStatus::Done,
-            };
-            WaveSnapshot {
-                workgroup: group,
-                wave: k as u32,
-                pc: w.pc,
-                instruction,
-                status,
-            }
-        })
-        .collect();
-    EmuError::BudgetExceeded {
-        kernel: d.kernel_name.to_string(),
-        budget,
-        finished_workgroups: ctx.counters.workgroups - 1,
-        workgroups: d.grid.iter().map(|&n| u64::from(n)).product(),
-        waves,
-    }
-}
-
 /// The per-launch facts wave initialisation needs.
 #[derive(Clone, Copy)]
 pub(crate) struct LaunchState {
@@ -374,94 +317,12 @@ pub(crate) struct LaunchState {
     pub scratch: Scratch,
     pub lds_size: u32,
     pub waves_per_group: u32,
+    /// Workgroups the device holds at once (1 in the in-order schedule).
+    pub resident_groups: u32,
     pub threads_per_group: u32,
     pub dispatch_id: u64,
     /// Lanes per wave of this dispatch.
     pub wave: WaveSize,
-}
-
-#[allow(clippy::too_many_arguments)]
-fn run_group<I: Isa>(
-    ctx: &mut Ctx<'_>,
-    program: &mut Program<I>,
-    d: &Dispatch<'_>,
-    waves: &mut [Wave],
-    group: [u32; 3],
-    budget: u64,
-    executed: &mut u64,
-    trace: &mut Option<&mut dyn FnMut(&TraceEvent<'_>)>,
-) -> Result<(), EmuError> {
-    loop {
-        let mut any_running = false;
-        let mut out_of_budget = false;
-        'waves: for (k, w) in waves.iter_mut().enumerate() {
-            if w.state != wave::State::Running {
-                continue;
-            }
-            any_running = true;
-            for _ in 0..TIME_SLICE {
-                let pc = w.pc;
-                let fail = |fault: Fault, text: String| EmuError::Execution {
-                    kernel: d.kernel_name.to_string(),
-                    workgroup: group,
-                    wave: k as u32,
-                    pc,
-                    instruction: text,
-                    fault,
-                };
-                if *executed >= budget {
-                    out_of_budget = true;
-                    break 'waves;
-                }
-                *executed += 1;
-                let index = program
-                    .index_of(pc, ctx.wave)
-                    .map_err(|f| fail(f, String::new()))?;
-                let inst = program.instruction(ctx.wave, index);
-                if let Some(t) = trace.as_mut() {
-                    t(&TraceEvent {
-                        workgroup: group,
-                        wave: k as u32,
-                        pc,
-                        exec: w.exec(),
-                        instruction: I::traced(inst),
-                    });
-                }
-                let flow = I::execute(ctx, w, inst)
-                    .map_err(|f| fail(f, I::disassemble(ctx.target, inst)))?;
-                match flow {
-                    Flow::Next => w.pc = pc + u64::from(I::len(inst)),
-                    Flow::Jump(target) => w.pc = target,
-                    Flow::Barrier => {
-                        w.pc = pc + u64::from(I::len(inst));
-                        w.state = wave::State::Barrier;
-                        break;
-                    }
-                    Flow::End => {
-                        w.state = wave::State::Done;
-                        break;
-                    }
-                }
-            }
-        }
-        if out_of_budget {
-            return Err(budget_exceeded(ctx, program, d, waves, group, budget));
-        }
-        let waiting = waves
-            .iter()
-            .filter(|w| w.state == wave::State::Barrier)
-            .count();
-        if waiting > 0 && waves.iter().all(|w| w.state != wave::State::Running) {
-            for w in waves.iter_mut().filter(|w| w.state == wave::State::Barrier) {
-                w.state = wave::State::Running;
-            }
-            ctx.counters.barriers += 1;
-            continue;
-        }
-        if !any_running && waiting == 0 {
-            return Ok(());
-        }
-    }
 }
 
 #[cfg(test)]

@@ -3,6 +3,7 @@
 
 use super::Isa;
 use super::operand::DecodeError;
+use super::wave::VectorRows;
 use crate::WaveSize;
 use crate::error::Fault;
 use crate::target::Target;
@@ -12,6 +13,8 @@ struct Cache<T> {
     /// Per dword of code: 0 if not decoded yet, else index + 1 into `decoded`.
     slots: Vec<u32>,
     decoded: Vec<T>,
+    /// The vector registers each decoded instruction names.
+    rows: Vec<VectorRows>,
 }
 
 impl<T> Cache<T> {
@@ -19,6 +22,7 @@ impl<T> Cache<T> {
         Cache {
             slots: Vec::new(),
             decoded: Vec::new(),
+            rows: Vec::new(),
         }
     }
 }
@@ -80,6 +84,7 @@ impl<I: Isa> Program<I> {
             DecodeError::Unknown { word0, word1 } => Fault::UnknownEncoding { word0, word1 },
             DecodeError::Truncated => Fault::PcOutOfCode,
         })?;
+        cache.rows.push(I::vector_rows(&inst));
         cache.decoded.push(inst);
         cache.slots[k] = cache.decoded.len() as u32;
         Ok(cache.decoded.len() - 1)
@@ -88,5 +93,10 @@ impl<I: Isa> Program<I> {
     /// The decoded instruction at `index` (from [`Program::index_of`] with the same wave size).
     pub(crate) fn instruction(&self, wave: WaveSize, index: usize) -> &I::Instruction {
         &self.caches[cache_index(wave)].decoded[index]
+    }
+
+    /// The vector registers the decoded instruction at `index` names.
+    pub(crate) fn rows(&self, wave: WaveSize, index: usize) -> VectorRows {
+        self.caches[cache_index(wave)].rows[index]
     }
 }

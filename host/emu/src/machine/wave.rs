@@ -44,17 +44,31 @@ pub(crate) struct Wave {
 }
 
 impl Wave {
-    pub fn new() -> Wave {
+    /// A wave holding `rows` VGPRs and AGPRs per lane (more are added as its code names them;
+    /// see [`Wave::hold`]).
+    pub fn new(rows: VectorRows) -> Wave {
         Wave {
             sgpr: [0; 128],
-            vgpr: vec![[0; 64]; VGPRS],
-            agpr: vec![[0; 64]; VGPRS],
+            vgpr: vec![[0; 64]; usize::from(rows.vgprs)],
+            agpr: vec![[0; 64]; usize::from(rows.agprs)],
             scc: false,
             pc: 0,
             mode: 0,
             state: State::Done,
             lanes: 64,
             architected_scratch: None,
+        }
+    }
+
+    /// Grows the register files to hold at least `rows`: an instruction's registers, before it
+    /// runs. The files start at what the descriptor allocates; registers a kernel names outside
+    /// that allocation are added rather than refused.
+    pub fn hold(&mut self, rows: VectorRows) {
+        if usize::from(rows.vgprs) > self.vgpr.len() {
+            self.vgpr.resize(usize::from(rows.vgprs), [0; 64]);
+        }
+        if usize::from(rows.agprs) > self.agpr.len() {
+            self.agpr.resize(usize::from(rows.agprs), [0; 64]);
         }
     }
 
@@ -206,11 +220,11 @@ impl Wave {
     pub fn vreg(&self, o: &Operand) -> Result<(&[[u32; 64]], usize), Fault> {
         match o.kind {
             OperandKind::Vgpr(r) => {
-                check_vgpr(r, o.dwords)?;
+                check_vgpr(r, o.dwords, self.vgpr.len(), "v")?;
                 Ok((&self.vgpr, usize::from(r)))
             }
             OperandKind::Agpr(r) => {
-                check_vgpr(r, o.dwords)?;
+                check_vgpr(r, o.dwords, self.agpr.len(), "a")?;
                 Ok((&self.agpr, usize::from(r)))
             }
             _ => Err(Fault::Register("not a vector register".into())),
@@ -221,11 +235,11 @@ impl Wave {
     pub fn vreg_mut(&mut self, o: &Operand) -> Result<(&mut [[u32; 64]], usize), Fault> {
         match o.kind {
             OperandKind::Vgpr(r) => {
-                check_vgpr(r, o.dwords)?;
+                check_vgpr(r, o.dwords, self.vgpr.len(), "v")?;
                 Ok((&mut self.vgpr, usize::from(r)))
             }
             OperandKind::Agpr(r) => {
-                check_vgpr(r, o.dwords)?;
+                check_vgpr(r, o.dwords, self.agpr.len(), "a")?;
                 Ok((&mut self.agpr, usize::from(r)))
             }
             _ => Err(Fault::Register("not a vector register".into())),
@@ -241,11 +255,65 @@ fn check_sgpr(r: u8, n: u8) -> Result<(), Fault> {
     }
 }
 
-fn check_vgpr(r: u8, n: u8) -> Result<(), Fault> {
-    if usize::from(r) + usize::from(n.max(1)) <= VGPRS {
-        Ok(())
+/// Checks that registers `r..r + n` of a file of `held` rows exist. Registers an instruction
+/// names are always held (the machine grows the files first), so a miss is an indexed access
+/// (GPR index mode, `v_movrel*`) past what the kernel allocates: on hardware another wave's
+/// registers or nothing.
+fn check_vgpr(r: u8, n: u8, held: usize, file: &str) -> Result<(), Fault> {
+    let end = usize::from(r) + usize::from(n.max(1));
+    if end > VGPRS {
+        Err(Fault::Register(format!("{file}{r} (+{n})")))
+    } else if end > held {
+        Err(Fault::Register(format!(
+            "{file}{r} (+{n}), past the {held} registers of the wave's allocation"
+        )))
     } else {
-        Err(Fault::Register(format!("v{r} (+{n})")))
+        Ok(())
+    }
+}
+
+/// Vector registers per lane: how many VGPRs and AGPRs a wave holds or an instruction names.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct VectorRows {
+    /// Architected VGPRs.
+    pub vgprs: u16,
+    /// Accumulation registers.
+    pub agprs: u16,
+}
+
+impl VectorRows {
+    /// The rows `operands` name.
+    pub fn named<'a>(operands: impl IntoIterator<Item = &'a Operand>) -> VectorRows {
+        let mut rows = VectorRows::default();
+        for o in operands {
+            let end = |r: u8| (u16::from(r) + u16::from(o.dwords.max(1))).min(VGPRS as u16);
+            match o.kind {
+                OperandKind::Vgpr(r) => rows.vgprs = rows.vgprs.max(end(r)),
+                OperandKind::Agpr(r) => rows.agprs = rows.agprs.max(end(r)),
+                _ => {}
+            }
+        }
+        rows
+    }
+
+    /// What a kernel's descriptor allocates: GRANULATED_WORKITEM_VGPR_COUNT in COMPUTE_PGM_RSRC1
+    /// (granule 8; 4 for RDNA wave64). On CDNA the count covers VGPRs and AGPRs together,
+    /// the AGPRs from ACCUM_OFFSET (COMPUTE_PGM_RSRC3) on.
+    pub fn allocated(desc: &crate::dispatch::KernelDescriptor, rdna: bool, wave32: bool) -> Self {
+        let granule = if rdna && !wave32 { 4 } else { 8 };
+        let total = ((desc.compute_pgm_rsrc1 & 0x3f) + 1) * granule;
+        let clamp = |n: u32| n.min(VGPRS as u32) as u16;
+        if rdna {
+            return VectorRows {
+                vgprs: clamp(total),
+                agprs: 0,
+            };
+        }
+        let accum_offset = ((desc.compute_pgm_rsrc3 & 0x3f) + 1) * 4;
+        VectorRows {
+            vgprs: clamp(total.min(accum_offset.max(4))),
+            agprs: clamp(total.saturating_sub(accum_offset)),
+        }
     }
 }
 

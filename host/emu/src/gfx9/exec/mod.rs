@@ -38,6 +38,7 @@ use crate::counters::InstructionClass;
 use crate::dispatch::{DecodedInstruction, Dispatch};
 use crate::error::Fault;
 use crate::machine::Isa;
+use crate::machine::wave::VectorRows;
 use crate::target::Target;
 
 /// The GFX9 instruction set on the machine model.
@@ -56,6 +57,10 @@ impl Isa for Gfx9 {
 
     fn len(i: &Instruction) -> u8 {
         i.len
+    }
+
+    fn vector_rows(i: &Instruction) -> VectorRows {
+        VectorRows::named([&i.dst, &i.sdst].into_iter().chain(&i.src).chain(&i.scale))
     }
 
     fn execute(ctx: &mut Ctx<'_>, w: &mut Wave, i: &Instruction) -> Result<Flow, Fault> {
@@ -77,8 +82,9 @@ impl Isa for Gfx9 {
         launch: &LaunchState,
         group: [u32; 3],
         index: u32,
+        scratch_wave: u32,
     ) {
-        wave::initialize(w, target, d, launch, group, index);
+        wave::initialize(w, target, d, launch, group, index, scratch_wave);
     }
 }
 

@@ -9,7 +9,8 @@ use crate::target::Target;
 
 pub(crate) use crate::machine::wave::{MODE_GPR_IDX_EN, VGPRS, Wave};
 
-/// Sets up wave `index` of workgroup `group` as the hardware does before the first instruction.
+/// Sets up wave `index` of workgroup `group` as the hardware does before the first instruction,
+/// its private memory at wave `scratch_wave` of the scratch backing store.
 pub(crate) fn initialize(
     w: &mut Wave,
     target: Target,
@@ -17,10 +18,11 @@ pub(crate) fn initialize(
     l: &LaunchState,
     group: [u32; 3],
     index: u32,
+    scratch_wave: u32,
 ) {
     let desc = &d.descriptor;
     let mut s = initialize_common(w, d, l, index);
-    let wave_offset = u64::from(index) * l.scratch.per_wave();
+    let wave_offset = u64::from(scratch_wave) * l.scratch.per_wave();
 
     // System SGPRs follow the user SGPRs.
     let r2 = desc.compute_pgm_rsrc2;

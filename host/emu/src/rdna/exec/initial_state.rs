@@ -20,7 +20,8 @@ const TTMP8: usize = 108 + 8;
 /// Register file index of TTMP9.
 const TTMP9: usize = 108 + 9;
 
-/// Sets up wave `index` of workgroup `group` as the hardware does before the first instruction.
+/// Sets up wave `index` of workgroup `group` as the hardware does before the first instruction,
+/// its private memory at wave `scratch_wave` of the scratch backing store.
 pub(crate) fn initialize(
     w: &mut Wave,
     target: Target,
@@ -28,6 +29,7 @@ pub(crate) fn initialize(
     l: &LaunchState,
     group: [u32; 3],
     index: u32,
+    scratch_wave: u32,
 ) {
     let desc = &d.descriptor;
     let mut s = initialize_common(w, d, l, index);
@@ -54,7 +56,7 @@ pub(crate) fn initialize(
         }
     }
     let scratch = desc.private_segment_enabled() && l.scratch.base != 0;
-    let wave_offset = u64::from(index) * l.scratch.per_wave();
+    let wave_offset = u64::from(scratch_wave) * l.scratch.per_wave();
     w.architected_scratch = Some(if scratch {
         l.scratch.base + wave_offset
     } else {

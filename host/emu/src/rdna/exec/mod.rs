@@ -28,6 +28,7 @@ use crate::counters::InstructionClass;
 use crate::dispatch::{DecodedInstruction, Dispatch};
 use crate::error::Fault;
 use crate::gfx9::decode::DecodeError;
+use crate::machine::wave::VectorRows;
 use crate::machine::{Ctx, Flow, Isa, LaunchState, Wave};
 use crate::{Target, WaveSize};
 
@@ -43,6 +44,14 @@ impl Isa for Rdna {
 
     fn len(i: &Instruction) -> u8 {
         i.len
+    }
+
+    fn vector_rows(i: &Instruction) -> VectorRows {
+        let dual = i
+            .dual
+            .iter()
+            .flat_map(|d| std::iter::once(&d.dst).chain(&d.src));
+        VectorRows::named([&i.dst, &i.sdst].into_iter().chain(&i.src).chain(dual))
     }
 
     fn execute(ctx: &mut Ctx<'_>, w: &mut Wave, i: &Instruction) -> Result<Flow, Fault> {
@@ -64,8 +73,9 @@ impl Isa for Rdna {
         launch: &LaunchState,
         group: [u32; 3],
         index: u32,
+        scratch_wave: u32,
     ) {
-        initial_state::initialize(w, target, d, launch, group, index);
+        initial_state::initialize(w, target, d, launch, group, index, scratch_wave);
     }
 }
 

@@ -1,0 +1,93 @@
+// Kernels whose outcome depends on workgroups and waves running at the same time: spins on a flag
+// another workgroup sets (in both orders), a chained scan, and races that lose updates or read
+// before the write when waves interleave (no barrier, no atomics).
+#define __global__ __attribute__((global))
+#define __device__ __attribute__((device))
+#define __shared__ __attribute__((shared))
+typedef unsigned int u32;
+
+__device__ inline u32 tid() { return __builtin_amdgcn_workitem_id_x(); }
+__device__ inline u32 block() { return __builtin_amdgcn_workgroup_id_x(); }
+__device__ inline u32 blocks() { return __builtin_amdgcn_grid_size_x() / __builtin_amdgcn_workgroup_size_x(); }
+__device__ inline u32 wave_size() { return __builtin_amdgcn_wavefrontsize(); }
+
+// HIP's __syncthreads: a workgroup barrier with the workgroup-scope fences around it.
+__device__ inline void sync_threads() {
+  __builtin_amdgcn_fence(__ATOMIC_RELEASE, "workgroup");
+  __builtin_amdgcn_s_barrier();
+  __builtin_amdgcn_fence(__ATOMIC_ACQUIRE, "workgroup");
+}
+
+__device__ inline u32 load_acquire(u32* p) {
+  return __scoped_atomic_load_n(p, __ATOMIC_ACQUIRE, __MEMORY_SCOPE_DEVICE);
+}
+__device__ inline void store_release(u32* p, u32 v) {
+  __scoped_atomic_store_n(p, v, __ATOMIC_RELEASE, __MEMORY_SCOPE_DEVICE);
+}
+
+// Workgroups `wait_from..wait_to` spin until workgroup `setter` raises the flag; every
+// workgroup then writes its id + 1 (a waiter only once it saw the flag).
+extern "C" __global__ void spin_on_flag(u32* flag, u32* out, u32 wait_from, u32 wait_to, u32 setter) {
+  if (tid() != 0) return;
+  u32 b = block();
+  if (b >= wait_from && b < wait_to) {
+    while (load_acquire(flag) == 0) {
+      __builtin_amdgcn_s_sleep(1);
+    }
+  }
+  if (b == setter) store_release(flag, 1);
+  out[b] = b + 1;
+}
+
+// Inclusive prefix sum over 64 elements per workgroup. Each workgroup takes a ticket (the order in
+// which workgroups start, not their ids), scans its chunk, waits for its predecessor's published
+// prefix and publishes its own (prefix + 1, so that 0 means "not yet").
+extern "C" __global__ void chained_scan(const u32* in, u32* out, u32* published, u32* ticket) {
+  __shared__ u32 chunk_id;
+  __shared__ u32 values[64];
+  __shared__ u32 carry;
+  u32 t = tid();
+  if (t == 0) chunk_id = __scoped_atomic_fetch_add(ticket, 1u, __ATOMIC_RELAXED, __MEMORY_SCOPE_DEVICE);
+  sync_threads();
+  u32 c = chunk_id;
+  values[t] = in[c * 64 + t];
+  sync_threads();
+  if (t == 0) {
+    u32 sum = 0;
+    for (u32 k = 0; k < 64; ++k) {
+      sum += values[k];
+      values[k] = sum;
+    }
+    u32 before = 0;
+    if (c > 0) {
+      u32 p;
+      while ((p = load_acquire(&published[c - 1])) == 0) {
+        __builtin_amdgcn_s_sleep(1);
+      }
+      before = p - 1;
+    }
+    carry = before;
+    store_release(&published[c], before + sum + 1);
+  }
+  sync_threads();
+  out[c * 64 + t] = carry + values[t];
+}
+
+// Lane 0 of every wave adds 1 to `counter` with a plain load and store: updates are lost when
+// another wave's load comes between them.
+extern "C" __global__ void racy_increment(volatile u32* counter) {
+  if (tid() % wave_size() != 0) return;
+  u32 v = *counter;
+  *counter = v + 1;
+}
+
+// Each work-item writes its LDS slot and, with no barrier, reads the slot of the work-item one
+// wave earlier (the first wave reads its own): right only if the earlier wave wrote first.
+extern "C" __global__ void lds_read_without_barrier(u32* out) {
+  __shared__ u32 slots[256];
+  u32 t = tid();
+  volatile u32* s = slots;
+  s[t] = t + 1;
+  u32 from = t >= wave_size() ? t - wave_size() : t;
+  out[block() * __builtin_amdgcn_workgroup_size_x() + t] = s[from];
+}

@@ -1,0 +1,239 @@
+//! The concurrency HIP kernels (`tests/data/src/hip_concurrency.hip`, built by clang-22) on every
+//! CDNA and RDNA build: spins that finish only when the workgroup they wait for is resident, a
+//! chained scan, and races whose outcome depends on how waves interleave. Each runs under the
+//! in-order schedule (one workgroup at a time) and under seeded random schedules (every workgroup
+//! that fits resident), and gives what hardware could give under each.
+mod common;
+
+use common::variant::{CDNA, RDNA, Variant};
+use common::{Args, Loaded, bytes_of, data, from_bytes, load};
+use iron_emu::{EmuError, Schedule, WaveStatus};
+use rand::rngs::StdRng;
+use rand::{Rng, SeedableRng};
+
+/// Seeds of the random schedules every test runs under.
+const SEEDS: [u64; 8] = [1, 2, 3, 4, 5, 6, 7, 8];
+
+/// The builds, each loaded fresh.
+fn builds() -> impl Iterator<Item = (&'static Variant, Loaded)> {
+    CDNA.iter().chain(RDNA.iter()).filter_map(|v| {
+        let path = data(&format!("hip_concurrency_{}.co", v.name));
+        common::variant::built(&path).then(|| {
+            eprintln!("build {}", v.name);
+            (v, load(&path))
+        })
+    })
+}
+
+/// Runs `spin_on_flag` with `groups` workgroups of one wave, workgroups `waiters` waiting for
+/// `setter`; returns what each wrote, or the error.
+fn spin(
+    k: &mut Loaded,
+    v: &Variant,
+    groups: u32,
+    waiters: std::ops::Range<u32>,
+    setter: u32,
+) -> Result<Vec<u32>, EmuError> {
+    let flag = k.upload(&[0; 4]);
+    let out = k.upload(&vec![0xff; 4 * groups as usize]);
+    let args = Args::default()
+        .ptr(flag)
+        .ptr(out)
+        .u32(waiters.start)
+        .u32(waiters.end)
+        .u32(setter);
+    k.launch(
+        "spin_on_flag",
+        &args.0,
+        [groups, 1, 1],
+        [v.lanes as u32, 1, 1],
+        0,
+    )?;
+    Ok(from_bytes(&k.download(out, 4 * groups as usize)))
+}
+
+#[test]
+#[ignore = "needs the emulator's test kernels, built by `cargo xtask test`"]
+fn a_spin_on_a_later_workgroup_finishes_when_both_are_resident() {
+    for (v, mut k) in builds() {
+        let all: Vec<u32> = (1..=8).collect();
+        for seed in SEEDS {
+            k.gpu.set_schedule(Schedule::Random { seed });
+            assert_eq!(spin(&mut k, v, 8, 0..1, 7).unwrap(), all, "seed {seed}");
+        }
+        // One workgroup at a time, the waiter never lets the setter start.
+        k.gpu.set_schedule(Schedule::InOrder);
+        k.gpu.set_instruction_budget(200_000);
+        match spin(&mut k, v, 8, 0..1, 7) {
+            Err(EmuError::BudgetExceeded {
+                finished_workgroups: 0,
+                workgroups: 8,
+                waves,
+                ..
+            }) => {
+                assert_eq!(waves.len(), 1, "{waves:?}");
+                assert_eq!(waves[0].workgroup, [0, 0, 0]);
+                assert_eq!(waves[0].status, WaveStatus::Running);
+            }
+            other => panic!("{}: expected the in-order spin to hang: {other:?}", v.name),
+        }
+        // One compute unit (CDNA) or WGP (RDNA) holds 32 or 64 one-wave workgroups: when they
+        // all wait for the last of 128, it never starts, as on hardware.
+        k.gpu.set_schedule(Schedule::default());
+        k.gpu.set_compute_units(1);
+        match spin(&mut k, v, 128, 0..127, 127) {
+            Err(EmuError::BudgetExceeded {
+                finished_workgroups: 0,
+                waves,
+                ..
+            }) => {
+                let resident = if v.rdna { 64 } else { 32 };
+                assert_eq!(waves.len(), resident, "{}", v.name);
+            }
+            other => panic!("{}: expected a hang on one compute unit: {other:?}", v.name),
+        }
+        k.gpu.set_compute_units(4);
+        assert_eq!(
+            spin(&mut k, v, 128, 0..127, 127).unwrap(),
+            (1..=128).collect::<Vec<_>>()
+        );
+        k.gpu
+            .set_instruction_budget(iron_emu::DEFAULT_INSTRUCTION_BUDGET);
+    }
+}
+
+#[test]
+#[ignore = "needs the emulator's test kernels, built by `cargo xtask test`"]
+fn a_spin_on_an_earlier_workgroup_finishes_in_every_schedule() {
+    for (v, mut k) in builds() {
+        let all: Vec<u32> = (1..=8).collect();
+        for schedule in SEEDS
+            .map(|seed| Schedule::Random { seed })
+            .into_iter()
+            .chain([Schedule::InOrder])
+        {
+            k.gpu.set_schedule(schedule);
+            assert_eq!(spin(&mut k, v, 8, 7..8, 0).unwrap(), all, "{schedule}");
+        }
+    }
+}
+
+#[test]
+#[ignore = "needs the emulator's test kernels, built by `cargo xtask test`"]
+fn a_chained_scan_gives_the_prefix_sums_in_every_schedule() {
+    let mut rng = StdRng::seed_from_u64(200);
+    for (_, mut k) in builds() {
+        for (chunks, schedule) in [40u32, 1, 7, 33]
+            .into_iter()
+            .zip([Schedule::InOrder, Schedule::Random { seed: 1 }])
+            .chain(SEEDS.map(|seed| (40, Schedule::Random { seed })))
+        {
+            k.gpu.set_schedule(schedule);
+            let n = 64 * chunks as usize;
+            let input: Vec<u32> = (0..n).map(|_| rng.random_range(0..1000)).collect();
+            let expected: Vec<u32> = input
+                .iter()
+                .scan(0, |s, x| {
+                    *s += x;
+                    Some(*s)
+                })
+                .collect();
+            let pin = k.upload(&bytes_of(&input));
+            let out = k.upload(&vec![0xa5; 4 * n]);
+            let published = k.upload(&vec![0; 4 * chunks as usize]);
+            let ticket = k.upload(&[0; 4]);
+            let args = Args::default().ptr(pin).ptr(out).ptr(published).ptr(ticket);
+            k.launch("chained_scan", &args.0, [chunks, 1, 1], [64, 1, 1], 0)
+                .unwrap_or_else(|e| panic!("{schedule}: {e}"));
+            assert_eq!(
+                from_bytes::<u32>(&k.download(out, 4 * n)),
+                expected,
+                "{schedule}, {chunks} chunks"
+            );
+        }
+    }
+}
+
+/// Runs `racy_increment` on `groups` workgroups of `waves` waves; returns the final count.
+fn racy_count(k: &mut Loaded, v: &Variant, groups: u32, waves: u32) -> u32 {
+    let counter = k.upload(&[0; 4]);
+    k.launch(
+        "racy_increment",
+        &Args::default().ptr(counter).0,
+        [groups, 1, 1],
+        [waves * v.lanes as u32, 1, 1],
+        0,
+    )
+    .unwrap();
+    from_bytes::<u32>(&k.download(counter, 4))[0]
+}
+
+#[test]
+#[ignore = "needs the emulator's test kernels, built by `cargo xtask test`"]
+fn a_plain_read_modify_write_loses_updates_when_waves_interleave() {
+    for (v, mut k) in builds() {
+        for (groups, waves) in [(64, 1), (1, 16)] {
+            let total = groups * waves;
+            k.gpu.set_schedule(Schedule::InOrder);
+            assert_eq!(racy_count(&mut k, v, groups, waves), total);
+            let counts: Vec<u32> = SEEDS
+                .iter()
+                .map(|&seed| {
+                    k.gpu.set_schedule(Schedule::Random { seed });
+                    racy_count(&mut k, v, groups, waves)
+                })
+                .collect();
+            assert!(
+                counts.iter().all(|&c| (1..=total).contains(&c)),
+                "{counts:?}"
+            );
+            assert!(
+                counts.iter().any(|&c| c < total),
+                "{}: {groups} workgroups of {waves} waves never lost an update: {counts:?}",
+                v.name
+            );
+        }
+    }
+}
+
+#[test]
+#[ignore = "needs the emulator's test kernels, built by `cargo xtask test`"]
+fn an_lds_read_without_a_barrier_can_come_before_the_write() {
+    for (v, mut k) in builds() {
+        let threads = 256usize;
+        let wave = v.lanes;
+        let expected: Vec<u32> = (0..threads)
+            .map(|t| if t >= wave { t - wave + 1 } else { t + 1 } as u32)
+            .collect();
+        let run = |k: &mut Loaded, schedule| {
+            k.gpu.set_schedule(schedule);
+            let out = k.upload(&vec![0xee; 4 * threads]);
+            k.launch(
+                "lds_read_without_barrier",
+                &Args::default().ptr(out).0,
+                [1, 1, 1],
+                [threads as u32, 1, 1],
+                0,
+            )
+            .unwrap();
+            from_bytes::<u32>(&k.download(out, 4 * threads))
+        };
+        assert_eq!(run(&mut k, Schedule::InOrder), expected);
+        let early: Vec<usize> = SEEDS
+            .iter()
+            .map(|&seed| {
+                let got = run(&mut k, Schedule::Random { seed });
+                for (t, (&g, &e)) in got.iter().zip(&expected).enumerate() {
+                    // Too early, a read finds the LDS as the workgroup started: zero.
+                    assert!(g == e || g == 0, "{}: work-item {t} read {g}", v.name);
+                }
+                got.iter().zip(&expected).filter(|(g, e)| g != e).count()
+            })
+            .collect();
+        assert!(
+            early.iter().any(|&n| n > 0),
+            "{}: no read came before its write: {early:?}",
+            v.name
+        );
+    }
+}
