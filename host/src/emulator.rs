@@ -22,6 +22,8 @@ use std::time::{Duration, Instant};
 
 use iron_emu::{CodeId, Counters, Dispatch, EmuError, Fault, Gpu, Target};
 
+pub use iron_emu::Schedule;
+
 use crate::code_object::{CodeObject, TargetId};
 use crate::device::{
     Backend, BackendError, Device, DeviceAddress, DeviceError, DeviceProperties, EventHandle,
@@ -34,6 +36,11 @@ pub const EMULATOR_MEMORY_BYTES: u64 = 8 << 30;
 /// Largest address (relative to its load base) a code object's segments or code may reach: real
 /// code objects span megabytes, and a malformed one must not make the emulator reserve more.
 const MAX_CODE_OBJECT_SPAN: u64 = 1 << 30;
+
+/// The environment variable that sets the schedule of every emulator a process creates
+/// (`in-order`, `random` or `random:SEED`; see [`Schedule`]), so that a test suite can be run
+/// again under other interleavings without changing its code.
+pub const SCHEDULE_VARIABLE: &str = "IRON_EMU_SCHEDULE";
 
 /// Where a traced dispatch sends its lines.
 pub type TraceSink = Box<dyn FnMut(&str) + Send>;
@@ -80,9 +87,45 @@ impl Emulator {
                 emulated_targets().join(", ")
             ))
         })?;
-        Ok(Emulator {
+        let emulator = Emulator {
             backend: Arc::new(EmulatorBackend::new(target)),
-        })
+        };
+        if let Some(schedule) = schedule_from(std::env::var_os(SCHEDULE_VARIABLE))? {
+            emulator.set_schedule(schedule);
+        }
+        Ok(emulator)
+    }
+
+    /// Sets how the following dispatches interleave their waves. By default (and as
+    /// [`SCHEDULE_VARIABLE`] may set it for every emulator) every workgroup that fits on the
+    /// device is resident and a seeded generator picks the waves: a kernel that relies on an
+    /// order nothing promised it then fails here as on hardware, and the same seed repeats the
+    /// same run.
+    ///
+    /// # Example
+    /// ```
+    /// use iron::emulator::{Emulator, Schedule};
+    ///
+    /// let emulator = Emulator::new("gfx942")?;
+    /// emulator.set_schedule("random:7".parse().expect("a schedule"));
+    /// assert_eq!(emulator.schedule(), Schedule::Random { seed: 7 });
+    /// emulator.set_schedule(Schedule::InOrder);
+    /// # Ok::<(), iron::DeviceError>(())
+    /// ```
+    pub fn set_schedule(&self, schedule: Schedule) {
+        self.backend.lock().gpu.set_schedule(schedule);
+    }
+
+    /// The schedule the following dispatches run under.
+    pub fn schedule(&self) -> Schedule {
+        self.backend.lock().gpu.schedule()
+    }
+
+    /// Sets the compute units (CDNA) or WGPs (RDNA) of the emulated device, which with a
+    /// kernel's occupancy decide how many of its workgroups are resident at once (by default
+    /// those of the target's largest product, e.g. 304 on gfx942; 0 counts as 1).
+    pub fn set_compute_units(&self, compute_units: u32) {
+        self.backend.lock().gpu.set_compute_units(compute_units);
     }
 
     /// The emulated GPU as a device (every call returns a handle to the same GPU).
@@ -111,6 +154,15 @@ impl Emulator {
     pub fn take_counters(&self) -> Vec<(String, Counters)> {
         std::mem::take(&mut self.backend.lock().dispatches)
     }
+}
+
+/// The schedule [`SCHEDULE_VARIABLE`]'s value names, if it is set.
+fn schedule_from(value: Option<std::ffi::OsString>) -> Result<Option<Schedule>, BackendError> {
+    let Some(value) = value else { return Ok(None) };
+    let text = value.to_string_lossy();
+    text.parse()
+        .map(Some)
+        .map_err(|e| BackendError::NoDevice(format!("{SCHEDULE_VARIABLE}={text}: {e}")))
 }
 
 /// A code object placed in the emulator's memory.
@@ -641,6 +693,25 @@ mod tests {
             .expect("a PT_LOAD segment");
         put_u64(&mut elf, load + 40, mem_size);
         elf
+    }
+
+    #[test]
+    fn the_schedule_variable_names_a_schedule_or_is_an_error() {
+        assert_eq!(schedule_from(None), Ok(None));
+        assert_eq!(
+            schedule_from(Some("random:12".into())),
+            Ok(Some(Schedule::Random { seed: 12 }))
+        );
+        assert_eq!(
+            schedule_from(Some("in-order".into())),
+            Ok(Some(Schedule::InOrder))
+        );
+        let e = schedule_from(Some("sometimes".into())).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "IRON_EMU_SCHEDULE=sometimes: unknown schedule `sometimes`: expected `in-order`, \
+             `random` or `random:SEED` (SEED a decimal or 0x-prefixed hexadecimal 64-bit number)"
+        );
     }
 
     #[test]

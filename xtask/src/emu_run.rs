@@ -31,6 +31,10 @@ pub struct RunRequest {
     pub trace: bool,
     /// The instruction budget (wave-instructions), when not the default.
     pub budget: Option<u64>,
+    /// The schedule, when not the default.
+    pub schedule: Option<iron_emu::Schedule>,
+    /// The emulated device's compute units, when not the target's.
+    pub compute_units: Option<u32>,
     /// The explicit arguments, in order.
     pub args: Vec<String>,
 }
@@ -87,6 +91,15 @@ pub fn run(req: &RunRequest) -> Result<()> {
             bail!("--budget 0 would stop before the first instruction: give a positive number");
         }
         emulator.set_instruction_budget(budget);
+    }
+    if let Some(schedule) = req.schedule {
+        emulator.set_schedule(schedule);
+    }
+    if let Some(compute_units) = req.compute_units {
+        if compute_units == 0 {
+            bail!("--compute-units 0 would leave no room for a workgroup: give a positive number");
+        }
+        emulator.set_compute_units(compute_units);
     }
     if req.trace {
         emulator.set_trace(Box::new(|line: &str| println!("{line}")));

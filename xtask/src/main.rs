@@ -139,6 +139,15 @@ enum EmuCmd {
         /// then reports where each of its waves stood.
         #[arg(long, value_name = "WAVE_INSTRUCTIONS")]
         budget: Option<u64>,
+        /// How waves interleave: `random:SEED` (every workgroup that fits resident, waves
+        /// picked by a generator with this seed), `random` (the default seed) or `in-order`
+        /// (one workgroup at a time, in id order).
+        #[arg(long, value_name = "SCHEDULE")]
+        schedule: Option<iron_emu::Schedule>,
+        /// Compute units (CDNA) or WGPs (RDNA) of the emulated device (default: the target's
+        /// largest product), which decide how many workgroups are resident at once.
+        #[arg(long, value_name = "N")]
+        compute_units: Option<u32>,
         /// A kernel argument, in order, checked against the kernel's metadata (kind and size):
         /// buf:<PATH> (a pointer to a buffer holding the file), ptr:<PATH> (that buffer's address
         /// as an 8-byte integer: intptr_t, uintptr_t, size_t), u8:<N>, i8:<N>, u16:<N>, i16:<N>,
@@ -205,6 +214,8 @@ fn main() {
                         stats,
                         trace,
                         budget,
+                        schedule,
+                        compute_units,
                         args,
                     },
             } => emu_run::run(&emu_run::RunRequest {
@@ -218,6 +229,8 @@ fn main() {
                 stats,
                 trace,
                 budget,
+                schedule,
+                compute_units,
                 args: args
                     .iter()
                     .map(|a| emu_args::resolve_path(a, &cwd))

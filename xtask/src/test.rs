@@ -75,6 +75,7 @@ pub fn run_all(root: &Path) -> Result<()> {
     if !status.success() {
         bail!("tests failed");
     }
+    library_under_other_schedules(root, &iron_dir)?;
     library_bench_through_stand_in(root, &iron_dir, &stand_in)?;
     docs_build_cleanly(root)?;
     eprintln!(
@@ -95,6 +96,31 @@ pub fn run_all(root: &Path) -> Result<()> {
     }
     packaging::check(root)?;
     fuzz_smoke(root)
+}
+
+/// Seeds of the random schedules the library's kernel tests run under again, after the default
+/// seed's run of the workspace tests.
+const EXTRA_SCHEDULE_SEEDS: [u64; 2] = [2, 3];
+
+/// Runs the library's kernel tests on the emulator (`tests/tests/emu_*.rs`) again under
+/// other random schedules ([`iron::emulator::SCHEDULE_VARIABLE`]): a kernel whose result
+/// depends on how its waves interleave fails in one of them.
+fn library_under_other_schedules(root: &Path, iron_dir: &Path) -> Result<()> {
+    for seed in EXTRA_SCHEDULE_SEEDS {
+        let schedule = format!("random:{seed}");
+        eprintln!("the library's kernel tests again, under the schedule {schedule}");
+        let status = build::workspace_cargo(root)?
+            .args(["test", "--quiet", "-p", "iron-tests", "--test", "emu_*"])
+            .args(["--", "--include-ignored"])
+            .env(iron::emulator::SCHEDULE_VARIABLE, &schedule)
+            .env("IRON_ARTIFACTS", iron_dir)
+            .env("IRON_REQUIRE_TOOLS", "1")
+            .status()?;
+        if !status.success() {
+            bail!("the library's kernel tests failed under the schedule {schedule}");
+        }
+    }
+    Ok(())
 }
 
 /// Runs the kernel benchmarks (`xtask/benches/library.rs`) once each, at small sizes, on the

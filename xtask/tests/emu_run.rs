@@ -202,6 +202,14 @@ fn bad_input_is_one_clear_line() {
             "--budget 0 would stop before the first instruction",
         ),
         (
+            [&[co][..], &add, &["--schedule", "fifo"]].concat(),
+            "unknown schedule `fifo`: expected `in-order`, `random` or `random:SEED`",
+        ),
+        (
+            [&[co][..], &add, &["--compute-units", "0"]].concat(),
+            "--compute-units 0 would leave no room for a workgroup",
+        ),
+        (
             [
                 &[co][..],
                 &add,
@@ -325,7 +333,6 @@ impl Rng {
     }
 }
 
-/// Runs `kernel` of `co` on one workgroup of 64 work-items with `args`, writing buffers to `dir`.
 #[test]
 #[ignore = "needs the device build: run `cargo xtask test`"]
 fn a_kernel_out_of_budget_says_where_its_waves_stood() {
@@ -336,43 +343,66 @@ fn a_kernel_out_of_budget_says_where_its_waves_stood() {
     }
     write_f32(&dir.join("c.bin"), &vec![f32::NAN; n]);
     let arg = |f: &str| format!("buf:{}", dir.join(f).display());
-    let out = xtask(&[
-        "emu",
-        "run",
-        library_code_object().to_str().unwrap(),
-        "--kernel",
-        "add_f32",
-        "--grid",
-        "3",
-        "--block",
-        "128",
-        "--arg",
-        &arg("a.bin"),
-        "--arg",
-        &arg("b.bin"),
-        "--arg",
-        &arg("c.bin"),
-        "--arg",
-        &format!("u32:{n}"),
-        "--out-dir",
-        dir.to_str().unwrap(),
-        "--budget",
-        "8",
-    ]);
-    assert!(!out.status.success());
-    let err = String::from_utf8_lossy(&out.stderr);
-    for needle in [
-        "instruction budget of 8 wave-instructions exceeded (0 of 3 workgroups finished)",
-        "workgroup (0, 0, 0) wave 0 at pc 0x",
-        "workgroup (0, 0, 0) wave 1 at pc 0x",
-        "running: `",
+    let co = library_code_object();
+    let (a, b, c, len) = (arg("a.bin"), arg("b.bin"), arg("c.bin"), format!("u32:{n}"));
+    let run = |schedule: &[&str]| {
+        let cli = [
+            &[
+                "emu",
+                "run",
+                co.to_str().unwrap(),
+                "--kernel",
+                "add_f32",
+                "--grid",
+                "3",
+                "--block",
+                "128",
+                "--arg",
+                &a,
+                "--arg",
+                &b,
+                "--arg",
+                &c,
+                "--arg",
+                &len,
+                "--out-dir",
+                dir.to_str().unwrap(),
+                "--budget",
+                "8",
+            ][..],
+            schedule,
+        ]
+        .concat();
+        let out = xtask(&cli);
+        assert!(!out.status.success());
+        String::from_utf8_lossy(&out.stderr).into_owned()
+    };
+    // By default all three workgroups are resident; in order only the first has started.
+    for (schedule, third_group) in [
+        (&[][..], true),
+        (&["--schedule", "random:9"][..], true),
+        (&["--schedule", "in-order"][..], false),
     ] {
-        assert!(err.contains(needle), "`{needle}` missing from:\n{err}");
+        let err = run(schedule);
+        for needle in [
+            "instruction budget of 8 wave-instructions exceeded (0 of 3 workgroups finished)",
+            "workgroup (0, 0, 0) wave 0 at pc 0x",
+            "workgroup (0, 0, 0) wave 1 at pc 0x",
+            "running: `",
+        ] {
+            assert!(err.contains(needle), "`{needle}` missing from:\n{err}");
+        }
+        assert_eq!(
+            err.contains("workgroup (2, 0, 0) wave 1 at pc 0x"),
+            third_group,
+            "{schedule:?}: {err}"
+        );
+        assert!(!err.contains("panicked"), "{err}");
     }
-    assert!(!err.contains("panicked"), "{err}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// Runs `kernel` of `co` on one workgroup of 64 work-items with `args`, writing buffers to `dir`.
 fn run_kernel(co: &Path, kernel: &str, args: &[String], dir: &Path) -> std::process::Output {
     let mut cli: Vec<&str> = vec![
         "emu",
