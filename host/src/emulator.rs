@@ -22,7 +22,7 @@ use std::time::{Duration, Instant};
 
 use iron_emu::{CodeId, Counters, Dispatch, EmuError, Fault, Gpu, Target};
 
-pub use iron_emu::Schedule;
+pub use iron_emu::{Checks, Schedule};
 
 use crate::code_object::{CodeObject, TargetId};
 use crate::device::{
@@ -114,6 +114,21 @@ impl Emulator {
     /// ```
     pub fn set_schedule(&self, schedule: Schedule) {
         self.backend.lock().gpu.set_schedule(schedule);
+    }
+
+    /// Sets the sanitizer checks of the following dispatches (by default [`Checks::ALL`]: an
+    /// LDS race between two waves of a workgroup is a launch error naming both).
+    ///
+    /// # Example
+    /// ```
+    /// use iron::emulator::{Checks, Emulator};
+    ///
+    /// let emulator = Emulator::new("gfx1100")?;
+    /// emulator.set_checks(Checks::NONE);
+    /// # Ok::<(), iron::DeviceError>(())
+    /// ```
+    pub fn set_checks(&self, checks: Checks) {
+        self.backend.lock().gpu.set_checks(checks);
     }
 
     /// The schedule the following dispatches run under.
@@ -316,6 +331,10 @@ fn fault_advice(fault: &Fault) -> &'static str {
             "; the kernel ran past its end or branched into data: check its code object"
         }
         Fault::Register(_) => "",
+        Fault::LdsRace(_) => {
+            "; put a barrier (workgroup_barrier) between the two accesses, or make them atomic; \
+             Emulator::set_checks(Checks::NONE) runs without the check"
+        }
     }
 }
 

@@ -148,6 +148,10 @@ enum EmuCmd {
         /// largest product), which decide how many workgroups are resident at once.
         #[arg(long, value_name = "N")]
         compute_units: Option<u32>,
+        /// Sanitizer checks: `all` (the default) or `race` (an LDS race between two waves of a
+        /// workgroup is an error naming both), or `none`.
+        #[arg(long, value_name = "CHECKS")]
+        check: Option<iron_emu::Checks>,
         /// A kernel argument, in order, checked against the kernel's metadata (kind and size):
         /// buf:<PATH> (a pointer to a buffer holding the file), ptr:<PATH> (that buffer's address
         /// as an 8-byte integer: intptr_t, uintptr_t, size_t), u8:<N>, i8:<N>, u16:<N>, i16:<N>,
@@ -216,6 +220,7 @@ fn main() {
                         budget,
                         schedule,
                         compute_units,
+                        check,
                         args,
                     },
             } => emu_run::run(&emu_run::RunRequest {
@@ -231,6 +236,7 @@ fn main() {
                 budget,
                 schedule,
                 compute_units,
+                checks: check,
                 args: args
                     .iter()
                     .map(|a| emu_args::resolve_path(a, &cwd))

@@ -1,7 +1,7 @@
 //! `cargo xtask test`: install what the suite needs and this machine lacks, build every target,
 //! then run every test of the workspace with the build's outputs available (the code-object
-//! checks and, where a device exists, the kernel runs); then the projects that use Iron from
-//! outside the repository, the documentation's code, the packages and a fuzz smoke run. Tests
+//! checks and, where a device exists, the kernel runs); then the library's kernel tests under
+//! two more emulator schedules, the projects that use Iron from outside the repository, the documentation's code, the packages and a fuzz smoke run. Tests
 //! named `gpu_*` need an AMD GPU: without one they are skipped, and the summary says why.
 
 use crate::build;

@@ -206,6 +206,10 @@ fn bad_input_is_one_clear_line() {
             "unknown schedule `fifo`: expected `in-order`, `random` or `random:SEED`",
         ),
         (
+            [&[co][..], &add, &["--check", "init"]].concat(),
+            "unknown check `init`: expected `all`, `race` (LDS racecheck) or `none`",
+        ),
+        (
             [&[co][..], &add, &["--compute-units", "0"]].concat(),
             "--compute-units 0 would leave no room for a workgroup",
         ),
@@ -868,4 +872,52 @@ fn bad_arguments_for_a_hip_kernel_are_one_clear_line() {
         }
         std::fs::remove_dir_all(&dir).unwrap();
     }
+}
+
+#[test]
+#[ignore = "needs the emulator's test kernels, built by `cargo xtask test`"]
+fn an_lds_race_is_an_error_unless_the_check_is_off() {
+    let Some(co) = emu_test_object("hip_concurrency_gfx942.co") else {
+        return;
+    };
+    let dir = scratch_dir("lds-race");
+    let out = dir.join("out.bin");
+    let run = |check: &[&str]| {
+        std::fs::write(&out, [0xeeu8; 4 * 256]).unwrap();
+        let arg = format!("buf:{}", out.display());
+        let cli = [
+            &[
+                "emu",
+                "run",
+                co.to_str().unwrap(),
+                "--kernel",
+                "lds_read_without_barrier",
+                "--grid",
+                "1",
+                "--block",
+                "256",
+                "--out-dir",
+                dir.to_str().unwrap(),
+                "--arg",
+                &arg,
+            ][..],
+            check,
+        ]
+        .concat();
+        xtask(&cli)
+    };
+    for check in [&[][..], &["--check", "all"], &["--check", "race"]] {
+        assert_one_line_error(
+            &run(check),
+            &["LDS race: lane ", "with no barrier between them"],
+        );
+    }
+    let result = run(&["--check", "none"]);
+    assert!(
+        result.status.success(),
+        "{}",
+        String::from_utf8_lossy(&result.stderr)
+    );
+    assert_eq!(read_u32(&dir.join("arg0.bin")).len(), 256);
+    std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -7,7 +7,7 @@
 
 use crate::counters::Counters;
 use crate::error::EmuError;
-use crate::machine::{self, Program, RunOptions, Schedule};
+use crate::machine::{self, Checks, Program, RunOptions, Schedule};
 use crate::memory::DeviceMemory;
 use crate::target::Target;
 use crate::{gfx9, rdna};
@@ -168,6 +168,7 @@ pub struct Gpu {
     budget: u64,
     schedule: Schedule,
     compute_units: u32,
+    checks: Checks,
     next_dispatch_id: u64,
 }
 
@@ -181,6 +182,7 @@ impl Gpu {
             budget: DEFAULT_INSTRUCTION_BUDGET,
             schedule: Schedule::default(),
             compute_units: target.compute_units(),
+            checks: Checks::default(),
             next_dispatch_id: 1,
         }
     }
@@ -235,6 +237,16 @@ impl Gpu {
         self.compute_units = compute_units.max(1);
     }
 
+    /// Sets the sanitizer checks of the following dispatches (by default [`Checks::ALL`]).
+    pub fn set_checks(&mut self, checks: Checks) {
+        self.checks = checks;
+    }
+
+    /// The checks dispatches run under.
+    pub fn checks(&self) -> Checks {
+        self.checks
+    }
+
     /// Runs a kernel to completion; returns its counters.
     pub fn dispatch(&mut self, d: &Dispatch<'_>) -> Result<Counters, EmuError> {
         self.run(d, None)
@@ -268,6 +280,7 @@ impl Gpu {
             budget: self.budget,
             schedule: self.schedule,
             compute_units: self.compute_units,
+            checks: self.checks,
         };
         match program {
             LoadedCode::Gfx9(p) => machine::run_dispatch(target, memory, p, d, id, options, trace),

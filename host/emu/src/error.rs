@@ -41,6 +41,10 @@ pub enum Fault {
         /// The workgroup's LDS size.
         size: u32,
     },
+    /// Two waves of a workgroup touched the same LDS dword with no barrier between them, one
+    /// of them writing (racecheck): their order, and so the result, is the schedule's.
+    #[error("{0}")]
+    LdsRace(Box<LdsRace>),
     /// A scratch (private) access outside the lane's private segment.
     #[error(
         "scratch access of {bytes} bytes at offset {offset:#x} outside the {size}-byte private segment"
@@ -81,6 +85,37 @@ pub enum Fault {
     /// padding between functions.
     #[error("illegal instruction (the all-zero word; execution ran into padding?)")]
     IllegalInstruction,
+}
+
+/// An LDS race: the access that found it (its wave, PC and instruction are the error's) and the
+/// earlier access of another wave it conflicts with.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LdsRace {
+    /// Byte offset in LDS of the dword both touched.
+    pub offset: u64,
+    /// The lane of this access.
+    pub lane: u32,
+    /// What this access is after the other: "a read after a write", "a write after a read" or
+    /// "a write after a write".
+    pub what: &'static str,
+    /// The other wave (its index in the workgroup).
+    pub other_wave: u32,
+    /// The other access's PC, when known.
+    pub other_pc: Option<u64>,
+}
+
+impl fmt::Display for LdsRace {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "LDS race: lane {} makes {} of LDS offset {:#x} by wave {}",
+            self.lane, self.what, self.offset, self.other_wave
+        )?;
+        if let Some(pc) = self.other_pc {
+            write!(f, " at pc {pc:#x}")?;
+        }
+        f.write_str(" with no barrier between them")
+    }
 }
 
 impl Fault {

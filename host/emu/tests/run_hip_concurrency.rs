@@ -2,12 +2,12 @@
 //! CDNA and RDNA build: spins that finish only when the workgroup they wait for is resident, a
 //! chained scan, and races whose outcome depends on how waves interleave. Each runs under the
 //! in-order schedule (one workgroup at a time) and under seeded random schedules (every workgroup
-//! that fits resident), and gives what hardware could give under each.
+//! that fits resident), and gives what hardware could give under each, or the racecheck's error.
 mod common;
 
 use common::variant::{CDNA, RDNA, Variant};
 use common::{Args, Loaded, bytes_of, data, from_bytes, load};
-use iron_emu::{EmuError, Schedule, WaveStatus};
+use iron_emu::{Checks, EmuError, Fault, Schedule, WaveStatus};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 
@@ -198,33 +198,60 @@ fn a_plain_read_modify_write_loses_updates_when_waves_interleave() {
 
 #[test]
 #[ignore = "needs the emulator's test kernels, built by `cargo xtask test`"]
-fn an_lds_read_without_a_barrier_can_come_before_the_write() {
+fn an_lds_read_without_a_barrier_is_a_race_in_every_schedule() {
+    let threads = 256usize;
+    let run = |k: &mut Loaded, schedule| {
+        k.gpu.set_schedule(schedule);
+        let out = k.upload(&vec![0xee; 4 * threads]);
+        k.launch(
+            "lds_read_without_barrier",
+            &Args::default().ptr(out).0,
+            [1, 1, 1],
+            [threads as u32, 1, 1],
+            0,
+        )
+        .map(|_| from_bytes::<u32>(&k.download(out, 4 * threads)))
+    };
     for (v, mut k) in builds() {
-        let threads = 256usize;
+        // The racecheck finds it whichever wave runs first.
+        for schedule in SEEDS
+            .map(|seed| Schedule::Random { seed })
+            .into_iter()
+            .chain([Schedule::InOrder])
+        {
+            match run(&mut k, schedule) {
+                Err(EmuError::Execution {
+                    fault: Fault::LdsRace(race),
+                    wave,
+                    instruction,
+                    ..
+                }) => {
+                    assert_ne!(race.other_wave, wave, "{schedule}");
+                    assert!(
+                        race.what == "a read after a write" || race.what == "a write after a read",
+                        "{schedule}: {race}"
+                    );
+                    // LDS through its own instructions, or a flat pointer into its aperture.
+                    assert!(
+                        instruction.starts_with("ds_") || instruction.starts_with("flat_"),
+                        "{instruction}"
+                    );
+                }
+                other => panic!("{} {schedule}: expected an LDS race: {other:?}", v.name),
+            }
+        }
+        // Unchecked, the read sees the write or, too early, the LDS as the workgroup started.
+        k.gpu.set_checks(Checks::NONE);
         let wave = v.lanes;
         let expected: Vec<u32> = (0..threads)
             .map(|t| if t >= wave { t - wave + 1 } else { t + 1 } as u32)
             .collect();
-        let run = |k: &mut Loaded, schedule| {
-            k.gpu.set_schedule(schedule);
-            let out = k.upload(&vec![0xee; 4 * threads]);
-            k.launch(
-                "lds_read_without_barrier",
-                &Args::default().ptr(out).0,
-                [1, 1, 1],
-                [threads as u32, 1, 1],
-                0,
-            )
-            .unwrap();
-            from_bytes::<u32>(&k.download(out, 4 * threads))
-        };
-        assert_eq!(run(&mut k, Schedule::InOrder), expected);
+        assert_eq!(run(&mut k, Schedule::InOrder).unwrap(), expected);
         let early: Vec<usize> = SEEDS
             .iter()
             .map(|&seed| {
-                let got = run(&mut k, Schedule::Random { seed });
+                let got = run(&mut k, Schedule::Random { seed }).unwrap();
                 for (t, (&g, &e)) in got.iter().zip(&expected).enumerate() {
-                    // Too early, a read finds the LDS as the workgroup started: zero.
                     assert!(g == e || g == 0, "{}: work-item {t} read {g}", v.name);
                 }
                 got.iter().zip(&expected).filter(|(g, e)| g != e).count()

@@ -5,6 +5,8 @@
 //! Each wave executes decoded instructions from a [`Program`]'s cache; what an instruction does
 //! is its family's business ([`Isa`]).
 
+mod checks;
+mod lds;
 pub(crate) mod operand;
 mod program;
 mod residency;
@@ -12,6 +14,8 @@ mod run;
 mod schedule;
 pub(crate) mod wave;
 
+pub use checks::{Checks, ChecksParseError};
+pub(crate) use lds::Lds;
 pub use program::Program;
 pub(crate) use run::RunOptions;
 pub use schedule::{Schedule, ScheduleParseError};
@@ -105,7 +109,10 @@ impl Scratch {
 pub(crate) struct Ctx<'a> {
     pub target: Target,
     pub mem: &'a mut DeviceMemory,
-    pub lds: &'a mut [u8],
+    pub lds: &'a mut Lds,
+    /// The running wave's index in its workgroup, and the PC of its instruction.
+    pub wave_index: u32,
+    pub pc: u64,
     pub counters: &'a mut Counters,
     pub scratch: Scratch,
 }
@@ -113,6 +120,40 @@ pub(crate) struct Ctx<'a> {
 impl Ctx<'_> {
     pub fn count(&mut self, class: InstructionClass) {
         self.counters.instructions[class.index()] += 1;
+    }
+
+    fn lds_accessor(&self, lane: usize) -> lds::Accessor {
+        lds::Accessor {
+            wave: self.wave_index,
+            pc: self.pc,
+            lane,
+        }
+    }
+
+    /// LDS bytes `r` (in range) read by `lane` of the running wave.
+    pub fn lds_read(&mut self, r: std::ops::Range<usize>, lane: usize) -> Result<&[u8], Fault> {
+        let who = self.lds_accessor(lane);
+        self.lds.read(r, who)
+    }
+
+    /// LDS bytes `r` (in range) to be written by `lane` of the running wave.
+    pub fn lds_write(
+        &mut self,
+        r: std::ops::Range<usize>,
+        lane: usize,
+    ) -> Result<&mut [u8], Fault> {
+        let who = self.lds_accessor(lane);
+        self.lds.write(r, who)
+    }
+
+    /// LDS bytes `r` (in range) read and written atomically by `lane` of the running wave.
+    pub fn lds_atomic(
+        &mut self,
+        r: std::ops::Range<usize>,
+        lane: usize,
+    ) -> Result<&mut [u8], Fault> {
+        let who = self.lds_accessor(lane);
+        self.lds.atomic(r, who)
     }
 }
 

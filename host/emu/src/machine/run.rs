@@ -2,9 +2,10 @@
 //! loop that lets the scheduler's chosen wave run until its slice ends, it waits at a barrier or
 //! it ends. A slot whose workgroup finished takes the next workgroup of the grid.
 
+use super::checks::Checks;
 use super::schedule::{Picker, Schedule, WaveRef};
 use super::wave::{State, VectorRows};
-use super::{Ctx, Flow, Isa, LaunchState, Program, Wave};
+use super::{Ctx, Flow, Isa, LaunchState, Lds, Program, Wave};
 use crate::counters::Counters;
 use crate::dispatch::{Dispatch, TraceEvent};
 use crate::error::{EmuError, Fault, WaveSnapshot, WaveStatus};
@@ -20,13 +21,15 @@ pub(crate) struct RunOptions {
     pub schedule: Schedule,
     /// Compute units (CDNA) or WGPs (RDNA) of the device.
     pub compute_units: u32,
+    /// The sanitizer checks.
+    pub checks: Checks,
 }
 
 /// A workgroup on the device: its waves, its LDS, and how many of its waves still run.
 struct Slot {
     group: [u32; 3],
     waves: Vec<Wave>,
-    lds: Vec<u8>,
+    lds: Lds,
     /// Waves neither at a barrier nor finished.
     running: u32,
     /// Waves that finished.
@@ -86,7 +89,7 @@ pub(crate) fn run_groups<I: Isa>(
             waves: (0..launch.waves_per_group)
                 .map(|_| Wave::new(rows))
                 .collect(),
-            lds: vec![0; launch.lds_size as usize],
+            lds: Lds::new(launch.lds_size as usize, options.checks.lds_races),
             running: 0,
             done: 0,
         })
@@ -155,7 +158,7 @@ impl<I: Isa> Run<'_, '_, I> {
         let waves_per_group = self.launch.waves_per_group;
         let s = &mut self.slots[slot];
         s.group = group;
-        s.lds.fill(0);
+        s.lds.reset();
         for (k, w) in s.waves.iter_mut().enumerate() {
             w.lanes = self.launch.wave.lanes();
             let scratch_wave = slot as u32 * waves_per_group + k as u32;
@@ -192,6 +195,7 @@ impl<I: Isa> Run<'_, '_, I> {
             }
         }
         if released {
+            s.lds.barrier();
             self.counters.barriers += 1;
         }
     }
@@ -206,11 +210,14 @@ impl<I: Isa> Run<'_, '_, I> {
             target: self.target,
             mem: self.mem,
             lds: &mut s.lds,
+            wave_index: k as u32,
+            pc: 0,
             counters: &mut self.counters,
             scratch: self.launch.scratch,
         };
         for _ in 0..slice {
             let pc = w.pc;
+            ctx.pc = pc;
             let fail = |fault: Fault, text: String| EmuError::Execution {
                 kernel: self.d.kernel_name.to_string(),
                 workgroup: group,

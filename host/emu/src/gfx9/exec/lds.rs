@@ -170,14 +170,15 @@ pub(crate) fn execute(ctx: &mut Ctx<'_>, w: &mut Wave, i: &Instruction) -> Resul
         DsKind::Append { consume } => {
             let at = u64::from(w.sgpr[usize::from(super::super::decode::M0)]) + offset16;
             let r = range(ctx, at & !3, 4)?;
-            let old = u32::from_le_bytes(ctx.lds[r.clone()].try_into().unwrap_or([0; 4]));
+            let slot = ctx.lds_atomic(r, 0)?;
+            let old = u32::from_le_bytes(slot[..4].try_into().unwrap_or([0; 4]));
             let n = exec.count_ones();
             let new = if consume {
                 old.wrapping_sub(n)
             } else {
                 old.wrapping_add(n)
             };
-            ctx.lds[r].copy_from_slice(&new.to_le_bytes());
+            slot.copy_from_slice(&new.to_le_bytes());
             count_lds(ctx, &[(0, at & !3)], 4, 4, 1);
             let out = [[old, 0, 0, 0]; 64];
             write_result(w, &i.dst, exec, &out, D16::No)
@@ -198,9 +199,11 @@ pub(crate) fn execute(ctx: &mut Ctx<'_>, w: &mut Wave, i: &Instruction) -> Resul
                 let r = range(ctx, at, 4)?;
                 bank_addrs.push((l, at));
                 if read {
-                    out[l][0] = u32::from_le_bytes(ctx.lds[r].try_into().unwrap_or([0; 4]));
+                    out[l][0] =
+                        u32::from_le_bytes(ctx.lds_read(r, l)?.try_into().unwrap_or([0; 4]));
                 } else {
-                    ctx.lds[r].copy_from_slice(&(data[l] as u32).to_le_bytes());
+                    ctx.lds_write(r, l)?
+                        .copy_from_slice(&(data[l] as u32).to_le_bytes());
                 }
             }
             count_lds(ctx, &bank_addrs, 4, 4, exec);
@@ -223,10 +226,11 @@ pub(crate) fn execute(ctx: &mut Ctx<'_>, w: &mut Wave, i: &Instruction) -> Resul
                 for (k, slot) in out[l].iter_mut().take(2).enumerate() {
                     let at = at0 + 4 * k as u64;
                     let r = range(ctx, at, 4)?;
-                    *slot = u32::from_le_bytes(ctx.lds[r.clone()].try_into().unwrap_or([0; 4]));
+                    let bytes = ctx.lds_atomic(r, l)?;
+                    *slot = u32::from_le_bytes(bytes[..4].try_into().unwrap_or([0; 4]));
                     let word = (d >> (32 * k)) as u32;
                     if word >> 31 == 1 {
-                        ctx.lds[r].copy_from_slice(&(word & 0x7fff_ffff).to_le_bytes());
+                        bytes.copy_from_slice(&(word & 0x7fff_ffff).to_le_bytes());
                     }
                 }
                 bank_addrs.push((l, at0));
@@ -278,7 +282,16 @@ pub(crate) fn execute(ctx: &mut Ctx<'_>, w: &mut Wave, i: &Instruction) -> Resul
                     let r = range(ctx, at, bytes)?;
                     bank_addrs.push((l, at));
                     let mut old = [0u8; 8];
-                    old[..bytes as usize].copy_from_slice(&ctx.lds[r.clone()]);
+                    let place = if read {
+                        old[..bytes as usize].copy_from_slice(ctx.lds_read(r, l)?);
+                        None
+                    } else if xchg {
+                        let place = ctx.lds_atomic(r, l)?;
+                        old[..bytes as usize].copy_from_slice(place);
+                        Some(place)
+                    } else {
+                        Some(ctx.lds_write(r, l)?)
+                    };
                     let old = u64::from_le_bytes(old);
                     if read || xchg {
                         let words = if bytes == 8 {
@@ -292,8 +305,8 @@ pub(crate) fn execute(ctx: &mut Ctx<'_>, w: &mut Wave, i: &Instruction) -> Resul
                             out[l][base_k + 1] = words[1];
                         }
                     }
-                    if !read {
-                        ctx.lds[r].copy_from_slice(&data.to_le_bytes()[..bytes as usize]);
+                    if let Some(place) = place {
+                        place.copy_from_slice(&data.to_le_bytes()[..bytes as usize]);
                     }
                 }
             }
@@ -314,7 +327,7 @@ pub(crate) fn execute(ctx: &mut Ctx<'_>, w: &mut Wave, i: &Instruction) -> Resul
                 let r = range(ctx, at, bytes)?;
                 bank_addrs.push((l, at));
                 let mut buf = [0u8; 16];
-                buf[..bytes as usize].copy_from_slice(&ctx.lds[r]);
+                buf[..bytes as usize].copy_from_slice(ctx.lds_read(r, l)?);
                 *slot = u128::from_le_bytes(buf);
             }
             count_lds(ctx, &bank_addrs, bytes, bytes, exec);
@@ -387,7 +400,7 @@ fn one(
         match access {
             Access::Load { bytes, signed, .. } => {
                 let mut buf = [0u8; 16];
-                buf[..bytes as usize].copy_from_slice(&ctx.lds[r]);
+                buf[..bytes as usize].copy_from_slice(ctx.lds_read(r, l)?);
                 out[l] = load_words(&buf, bytes, signed);
             }
             Access::Store { bytes, hi } => {
@@ -399,11 +412,12 @@ fn one(
                 } else {
                     &buf[..bytes as usize]
                 };
-                ctx.lds[r].copy_from_slice(src);
+                ctx.lds_write(r, l)?.copy_from_slice(src);
             }
             Access::Atomic { op, bytes } => {
+                let place = ctx.lds_atomic(r, l)?;
                 let mut old = [0u8; 8];
-                old[..bytes as usize].copy_from_slice(&ctx.lds[r.clone()]);
+                old[..bytes as usize].copy_from_slice(place);
                 let old = u64::from_le_bytes(old);
                 // DS compare-store: data0 is the compare value and data1 the new one; mskor: data0 is
                 // the mask and data1 the bits to set.
@@ -413,7 +427,7 @@ fn one(
                     _ => (d0[0][l], 0),
                 };
                 let new = rmw(op, bytes, old, value, second);
-                ctx.lds[r].copy_from_slice(&new.to_le_bytes()[..bytes as usize]);
+                place.copy_from_slice(&new.to_le_bytes()[..bytes as usize]);
                 out[l] = [old as u32, (old >> 32) as u32, 0, 0];
             }
             _ => {}

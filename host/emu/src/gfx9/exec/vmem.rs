@@ -381,7 +381,7 @@ pub(crate) fn execute(ctx: &mut Ctx<'_>, w: &mut Wave, i: &Instruction) -> Resul
                 for (k, word) in v.iter().enumerate() {
                     data[4 * k..4 * k + 4].copy_from_slice(&word.to_le_bytes());
                 }
-                write_lds(ctx, at, &data[..width])?;
+                write_lds(ctx, at, l, &data[..width])?;
             }
             Access::Store { bytes, hi } => {
                 let mut buf = [0u8; 16];
@@ -694,7 +694,7 @@ pub(crate) fn read_bytes(
         }
         Place::Lds(o) => {
             let s = lds_range(ctx, o, out.len())?;
-            out.copy_from_slice(&ctx.lds[s]);
+            out.copy_from_slice(ctx.lds_read(s, lane)?);
         }
         Place::Scratch { offset, base } => {
             check_scratch(ctx, offset, out.len())?;
@@ -724,7 +724,7 @@ pub(crate) fn write_bytes(
                 .kernel_write(a, data)
                 .map_err(|e| Fault::from_memory(e, a, data.len() as u32, true))?;
         }
-        Place::Lds(o) => write_lds(ctx, o, data)?,
+        Place::Lds(o) => write_lds(ctx, o, lane, data)?,
         Place::Scratch { offset, base } => {
             check_scratch(ctx, offset, data.len())?;
             for (k, b) in data.iter().enumerate() {
@@ -752,8 +752,8 @@ fn lds_range(ctx: &Ctx<'_>, offset: u64, len: usize) -> Result<std::ops::Range<u
     Ok(offset as usize..end as usize)
 }
 
-fn write_lds(ctx: &mut Ctx<'_>, offset: u64, data: &[u8]) -> Result<(), Fault> {
+fn write_lds(ctx: &mut Ctx<'_>, offset: u64, lane: usize, data: &[u8]) -> Result<(), Fault> {
     let r = lds_range(ctx, offset, data.len())?;
-    ctx.lds[r].copy_from_slice(data);
+    ctx.lds_write(r, lane)?.copy_from_slice(data);
     Ok(())
 }
