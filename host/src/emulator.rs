@@ -117,7 +117,8 @@ impl Emulator {
     }
 
     /// Sets the sanitizer checks of the following dispatches (by default [`Checks::ALL`]: an
-    /// LDS race between two waves of a workgroup is a launch error naming both).
+    /// LDS race between two waves of a workgroup, or its waves waiting at different barriers,
+    /// is a launch error naming the waves).
     ///
     /// # Example
     /// ```
@@ -331,6 +332,10 @@ fn fault_advice(fault: &Fault) -> &'static str {
             "; the kernel ran past its end or branched into data: check its code object"
         }
         Fault::Register(_) => "",
+        Fault::DivergentBarrier(_) => {
+            "; a barrier only some waves reach: move it out of the condition (hardware lets \
+             the waves through, pairing barriers the code did not mean to pair)"
+        }
         Fault::LdsRace(_) => {
             "; put a barrier (workgroup_barrier) between the two accesses, or make them atomic; \
              Emulator::set_checks(Checks::NONE) runs without the check"

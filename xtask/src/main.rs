@@ -148,8 +148,9 @@ enum EmuCmd {
         /// largest product), which decide how many workgroups are resident at once.
         #[arg(long, value_name = "N")]
         compute_units: Option<u32>,
-        /// Sanitizer checks: `all` (the default) or `race` (an LDS race between two waves of a
-        /// workgroup is an error naming both), or `none`.
+        /// Sanitizer checks: `all` (the default), `none`, or a comma-separated list of `race`
+        /// (an LDS race between two waves of a workgroup is an error naming both) and `sync`
+        /// (waves of a workgroup waiting at different barriers is an error naming their PCs).
         #[arg(long, value_name = "CHECKS")]
         check: Option<iron_emu::Checks>,
         /// A kernel argument, in order, checked against the kernel's metadata (kind and size):

@@ -207,7 +207,7 @@ fn bad_input_is_one_clear_line() {
         ),
         (
             [&[co][..], &add, &["--check", "init"]].concat(),
-            "unknown check `init`: expected `all`, `race` (LDS racecheck) or `none`",
+            "unknown check `init`: expected `all`, `none`, or a comma-separated list of `race`",
         ),
         (
             [&[co][..], &add, &["--compute-units", "0"]].concat(),
@@ -906,18 +906,25 @@ fn an_lds_race_is_an_error_unless_the_check_is_off() {
         .concat();
         xtask(&cli)
     };
-    for check in [&[][..], &["--check", "all"], &["--check", "race"]] {
+    for check in [
+        &[][..],
+        &["--check", "all"],
+        &["--check", "race"],
+        &["--check", "sync,race"],
+    ] {
         assert_one_line_error(
             &run(check),
             &["LDS race: lane ", "with no barrier between them"],
         );
     }
-    let result = run(&["--check", "none"]);
-    assert!(
-        result.status.success(),
-        "{}",
-        String::from_utf8_lossy(&result.stderr)
-    );
+    for check in ["none", "sync"] {
+        let result = run(&["--check", check]);
+        assert!(
+            result.status.success(),
+            "{check}: {}",
+            String::from_utf8_lossy(&result.stderr)
+        );
+    }
     assert_eq!(read_u32(&dir.join("arg0.bin")).len(), 256);
     std::fs::remove_dir_all(&dir).unwrap();
 }

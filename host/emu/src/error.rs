@@ -45,6 +45,11 @@ pub enum Fault {
     /// of them writing (racecheck): their order, and so the result, is the schedule's.
     #[error("{0}")]
     LdsRace(Box<LdsRace>),
+    /// The waves of a workgroup met at barriers at different PCs (synccheck): a barrier in
+    /// code that only some waves run. Lists every waiting wave and the PC of its barrier.
+    #[error("divergent barrier: the workgroup's waves wait at different barriers ({})",
+        .0.iter().map(|(w, pc)| format!("wave {w} at pc {pc:#x}")).collect::<Vec<_>>().join(", "))]
+    DivergentBarrier(Vec<(u32, u64)>),
     /// A scratch (private) access outside the lane's private segment.
     #[error(
         "scratch access of {bytes} bytes at offset {offset:#x} outside the {size}-byte private segment"

@@ -10,13 +10,22 @@ pub struct Checks {
     /// racecheck on LDS: two waves of a workgroup touching the same dword with no barrier
     /// between them, one writing, is a fault ([`crate::LdsRace`]), whatever the schedule.
     pub lds_races: bool,
+    /// synccheck: the waves of a workgroup meeting at barriers at different PCs is a fault
+    /// ([`crate::Fault::DivergentBarrier`]). Hardware lets them through; the code is wrong.
+    pub barriers: bool,
 }
 
 impl Checks {
     /// Every check.
-    pub const ALL: Checks = Checks { lds_races: true };
+    pub const ALL: Checks = Checks {
+        lds_races: true,
+        barriers: true,
+    };
     /// No check.
-    pub const NONE: Checks = Checks { lds_races: false };
+    pub const NONE: Checks = Checks {
+        lds_races: false,
+        barriers: false,
+    };
 }
 
 impl Default for Checks {
@@ -28,7 +37,12 @@ impl Default for Checks {
 
 impl fmt::Display for Checks {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(if self.lds_races { "race" } else { "none" })
+        match (self.lds_races, self.barriers) {
+            (true, true) => f.write_str("all"),
+            (true, false) => f.write_str("race"),
+            (false, true) => f.write_str("sync"),
+            (false, false) => f.write_str("none"),
+        }
     }
 }
 
@@ -40,7 +54,8 @@ impl fmt::Display for ChecksParseError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "unknown check `{}`: expected `all`, `race` (LDS racecheck) or `none`",
+            "unknown check `{}`: expected `all`, `none`, or a comma-separated list of `race` \
+             (LDS racecheck) and `sync` (barrier synccheck)",
             self.0
         )
     }
@@ -51,13 +66,22 @@ impl std::error::Error for ChecksParseError {}
 impl FromStr for Checks {
     type Err = ChecksParseError;
 
-    /// `all`, `race` or `none`.
+    /// `all`, `none`, or a comma-separated list of `race` and `sync`.
     fn from_str(s: &str) -> Result<Checks, ChecksParseError> {
         match s {
-            "all" | "race" => Ok(Checks::ALL),
-            "none" => Ok(Checks::NONE),
-            _ => Err(ChecksParseError(s.to_string())),
+            "all" => return Ok(Checks::ALL),
+            "none" => return Ok(Checks::NONE),
+            _ => {}
         }
+        let mut checks = Checks::NONE;
+        for name in s.split(',') {
+            match name.trim() {
+                "race" => checks.lds_races = true,
+                "sync" => checks.barriers = true,
+                other => return Err(ChecksParseError(other.to_string())),
+            }
+        }
+        Ok(checks)
     }
 }
 
@@ -66,12 +90,22 @@ mod tests {
     use super::*;
 
     #[test]
-    fn checks_parse() {
-        assert_eq!("all".parse(), Ok(Checks::ALL));
-        assert_eq!("race".parse(), Ok(Checks::ALL));
-        assert_eq!("none".parse(), Ok(Checks::NONE));
-        let e = "init".parse::<Checks>().unwrap_err().to_string();
-        assert!(e.contains("unknown check `init`"), "{e}");
-        assert_eq!(Checks::default().to_string(), "race");
+    fn checks_parse_and_print_back() {
+        for text in ["all", "none", "race", "sync"] {
+            assert_eq!(text.parse::<Checks>().unwrap().to_string(), text);
+        }
+        assert_eq!("sync,race".parse(), Ok(Checks::ALL));
+        assert_eq!(
+            "race".parse(),
+            Ok(Checks {
+                lds_races: true,
+                barriers: false
+            })
+        );
+        for bad in ["init", "race,", "", "race,all"] {
+            let e = bad.parse::<Checks>().unwrap_err().to_string();
+            assert!(e.starts_with("unknown check `"), "{e}");
+        }
+        assert_eq!(Checks::default(), Checks::ALL);
     }
 }

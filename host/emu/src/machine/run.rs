@@ -125,6 +125,9 @@ pub(crate) fn run_groups<I: Isa>(
             Turn::Barrier => {
                 run.runnable.swap_remove(at);
                 run.slots[slot as usize].running -= 1;
+                if options.checks.barriers {
+                    run.check_barrier(slot as usize)?;
+                }
                 run.release_barrier(slot as usize);
             }
             Turn::Ended => {
@@ -136,6 +139,9 @@ pub(crate) fn run_groups<I: Isa>(
                     run.finished += 1;
                     run.place(slot as usize);
                 } else {
+                    if options.checks.barriers {
+                        run.check_barrier(slot as usize)?;
+                    }
                     run.release_barrier(slot as usize);
                 }
             }
@@ -177,6 +183,42 @@ impl<I: Isa> Run<'_, '_, I> {
         s.done = 0;
         self.counters.workgroups += 1;
         self.counters.waves += u64::from(waves_per_group);
+    }
+
+    /// synccheck, when the waves of `slot` are about to be released (none runs): the waves
+    /// waiting at a barrier must wait at the same one. The error is the first waiting wave's.
+    fn check_barrier(&mut self, slot: usize) -> Result<(), EmuError> {
+        let s = &self.slots[slot];
+        if s.running != 0 {
+            return Ok(());
+        }
+        // A waiting wave's PC is past its barrier, a 4-byte SOPP instruction in both families.
+        let waiting: Vec<(u32, u64)> = s
+            .waves
+            .iter()
+            .enumerate()
+            .filter(|(_, w)| w.state == State::Barrier)
+            .map(|(i, w)| (i as u32, w.pc.wrapping_sub(4)))
+            .collect();
+        let [(wave, pc), ..] = waiting[..] else {
+            return Ok(());
+        };
+        if waiting.iter().all(|&(_, other)| other == pc) {
+            return Ok(());
+        }
+        let instruction = self
+            .program
+            .index_of(pc, self.launch.wave)
+            .map(|i| I::disassemble(self.target, self.program.instruction(self.launch.wave, i)))
+            .unwrap_or_default();
+        Err(EmuError::Execution {
+            kernel: self.d.kernel_name.to_string(),
+            workgroup: s.group,
+            wave,
+            pc,
+            instruction,
+            fault: Fault::DivergentBarrier(waiting),
+        })
     }
 
     /// Lets the waves of `slot` waiting at a barrier go on once none of its waves still runs.

@@ -91,3 +91,30 @@ extern "C" __global__ void lds_read_without_barrier(u32* out) {
   u32 from = t >= wave_size() ? t - wave_size() : t;
   out[block() * __builtin_amdgcn_workgroup_size_x() + t] = s[from];
 }
+
+// The first wave and the others wait at different barriers: hardware pairs them anyway (the
+// first wave writes 11, the others 22).
+extern "C" __global__ void divergent_barrier(u32* out) {
+  u32 t = tid();
+  u32 wave = __builtin_amdgcn_readfirstlane(t / wave_size());
+  if (wave == 0) {
+    out[t] = 1;
+    __builtin_amdgcn_s_barrier();
+    out[t] += 10;
+  } else {
+    out[t] = 2;
+    __builtin_amdgcn_s_barrier();
+    out[t] += 20;
+  }
+}
+
+// Every wave but the first ends before the barrier the first waits at: waves that ended no longer
+// count, so the barrier completes (the first wave writes 2, the others 1).
+extern "C" __global__ void exit_before_barrier(u32* out) {
+  u32 t = tid();
+  u32 wave = __builtin_amdgcn_readfirstlane(t / wave_size());
+  out[t] = 1;
+  if (wave != 0) return;
+  sync_threads();
+  out[t] = 2;
+}

@@ -1,4 +1,5 @@
-//! Test kernels for the emulator: loops, f32/f64 math, atomics, LDS, DPP, wave operations, f16.
+//! Test kernels for the emulator: loops, f32/f64 math, atomics, LDS, DPP, wave operations, f16,
+//! and kernels whose outcome depends on how workgroups and waves interleave.
 //! `cargo xtask test` builds them for every CDNA target (`--kernels host/emu/tests/data/rust`).
 #![no_std]
 #![feature(
@@ -294,5 +295,56 @@ pub fn stack_array(x: *const u32, y: *mut u32, n: u32) {
     }
     unsafe {
         *y.add(i) = s;
+    }
+}
+
+/// Workgroups `wait_from..wait_to` spin until workgroup `setter` raises `flag`; every workgroup
+/// then writes its id + 1 (a waiter only once it saw the flag).
+#[kernel(max_threads = 1024)]
+pub fn spin_on_flag(flag: *mut u32, out: *mut u32, wait_from: u32, wait_to: u32, setter: u32) {
+    if a::workitem_id_x() != 0 {
+        return;
+    }
+    let b = a::workgroup_id_x();
+    // SAFETY: `flag` points to a u32 that every workgroup accesses atomically.
+    let flag = unsafe { AtomicU32::from_ptr(flag) };
+    if (wait_from..wait_to).contains(&b) {
+        while flag.load(Ordering::Acquire) == 0 {
+            a::s_sleep::<1>();
+        }
+    }
+    if b == setter {
+        flag.store(1, Ordering::Release);
+    }
+    unsafe {
+        *out.add(b as usize) = b + 1;
+    }
+}
+
+/// Lane 0 of every wave adds 1 to `counter` with a plain load and store: updates are lost when
+/// another wave's load comes between them.
+#[kernel(max_threads = 1024)]
+pub fn racy_increment(counter: *mut u32) {
+    if a::workitem_id_x() % a::wavefrontsize() != 0 {
+        return;
+    }
+    unsafe {
+        let v = core::ptr::read_volatile(counter);
+        core::ptr::write_volatile(counter, v + 1);
+    }
+}
+
+/// Each work-item writes its slot of the dynamic LDS and, with no barrier, reads the slot of the
+/// work-item one wave earlier (the first wave reads its own).
+#[kernel(max_threads = 1024)]
+pub fn lds_read_without_barrier(out: *mut u32) {
+    let lds = core::intrinsics::gpu::gpu_launch_sized_workgroup_mem::<u32>();
+    let t = a::workitem_id_x();
+    let wave = a::wavefrontsize();
+    let from = if t >= wave { t - wave } else { t };
+    unsafe {
+        core::ptr::write_volatile(lds.add(t as usize), t + 1);
+        let v = core::ptr::read_volatile(lds.add(from as usize));
+        *out.add((a::workgroup_id_x() * 256 + t) as usize) = v;
     }
 }

@@ -1,8 +1,10 @@
-//! The concurrency HIP kernels (`tests/data/src/hip_concurrency.hip`, built by clang-22) on every
-//! CDNA and RDNA build: spins that finish only when the workgroup they wait for is resident, a
-//! chained scan, and races whose outcome depends on how waves interleave. Each runs under the
-//! in-order schedule (one workgroup at a time) and under seeded random schedules (every workgroup
-//! that fits resident), and gives what hardware could give under each, or the racecheck's error.
+//! The concurrency kernels on every CDNA and RDNA build, in HIP C++
+//! (`tests/data/src/hip_concurrency.hip`, built by clang-22) and, for the spins and the races, in
+//! Rust (`tests/data/rust`): spins that finish only when the workgroup they wait for is resident,
+//! a chained scan, races whose outcome depends on how waves interleave, and barriers. Each runs
+//! under the in-order schedule (one workgroup at a time) and under seeded random schedules (every
+//! workgroup that fits resident), and gives what hardware could give under each, or the error of
+//! the check that finds it.
 mod common;
 
 use common::variant::{CDNA, RDNA, Variant};
@@ -14,13 +16,26 @@ use rand::{Rng, SeedableRng};
 /// Seeds of the random schedules every test runs under.
 const SEEDS: [u64; 8] = [1, 2, 3, 4, 5, 6, 7, 8];
 
-/// The builds, each loaded fresh.
+/// The HIP builds, each loaded fresh.
 fn builds() -> impl Iterator<Item = (&'static Variant, Loaded)> {
-    CDNA.iter().chain(RDNA.iter()).filter_map(|v| {
-        let path = data(&format!("hip_concurrency_{}.co", v.name));
-        common::variant::built(&path).then(|| {
-            eprintln!("build {}", v.name);
-            (v, load(&path))
+    objects(&["hip_concurrency_{}.co"])
+}
+
+/// The HIP and the Rust builds of the kernels both have (`spin_on_flag`, `racy_increment`,
+/// `lds_read_without_barrier`).
+fn hip_and_rust_builds() -> impl Iterator<Item = (&'static Variant, Loaded)> {
+    objects(&["hip_concurrency_{}.co", "rust_kernels_{}.elf"])
+}
+
+fn objects(patterns: &'static [&'static str]) -> impl Iterator<Item = (&'static Variant, Loaded)> {
+    CDNA.iter().chain(RDNA.iter()).flat_map(move |v| {
+        patterns.iter().filter_map(move |pattern| {
+            let file = pattern.replace("{}", v.name);
+            let path = data(&file);
+            common::variant::built(&path).then(|| {
+                eprintln!("{file}");
+                (v, load(&path))
+            })
         })
     })
 }
@@ -55,7 +70,7 @@ fn spin(
 #[test]
 #[ignore = "needs the emulator's test kernels, built by `cargo xtask test`"]
 fn a_spin_on_a_later_workgroup_finishes_when_both_are_resident() {
-    for (v, mut k) in builds() {
+    for (v, mut k) in hip_and_rust_builds() {
         let all: Vec<u32> = (1..=8).collect();
         for seed in SEEDS {
             k.gpu.set_schedule(Schedule::Random { seed });
@@ -105,7 +120,7 @@ fn a_spin_on_a_later_workgroup_finishes_when_both_are_resident() {
 #[test]
 #[ignore = "needs the emulator's test kernels, built by `cargo xtask test`"]
 fn a_spin_on_an_earlier_workgroup_finishes_in_every_schedule() {
-    for (v, mut k) in builds() {
+    for (v, mut k) in hip_and_rust_builds() {
         let all: Vec<u32> = (1..=8).collect();
         for schedule in SEEDS
             .map(|seed| Schedule::Random { seed })
@@ -171,7 +186,7 @@ fn racy_count(k: &mut Loaded, v: &Variant, groups: u32, waves: u32) -> u32 {
 #[test]
 #[ignore = "needs the emulator's test kernels, built by `cargo xtask test`"]
 fn a_plain_read_modify_write_loses_updates_when_waves_interleave() {
-    for (v, mut k) in builds() {
+    for (v, mut k) in hip_and_rust_builds() {
         for (groups, waves) in [(64, 1), (1, 16)] {
             let total = groups * waves;
             k.gpu.set_schedule(Schedule::InOrder);
@@ -203,16 +218,17 @@ fn an_lds_read_without_a_barrier_is_a_race_in_every_schedule() {
     let run = |k: &mut Loaded, schedule| {
         k.gpu.set_schedule(schedule);
         let out = k.upload(&vec![0xee; 4 * threads]);
+        // The Rust kernel's LDS is dynamic; the HIP kernel's is static (and gets more).
         k.launch(
             "lds_read_without_barrier",
             &Args::default().ptr(out).0,
             [1, 1, 1],
             [threads as u32, 1, 1],
-            0,
+            4 * threads as u32,
         )
         .map(|_| from_bytes::<u32>(&k.download(out, 4 * threads)))
     };
-    for (v, mut k) in builds() {
+    for (v, mut k) in hip_and_rust_builds() {
         // The racecheck finds it whichever wave runs first.
         for schedule in SEEDS
             .map(|seed| Schedule::Random { seed })
@@ -262,5 +278,69 @@ fn an_lds_read_without_a_barrier_is_a_race_in_every_schedule() {
             "{}: no read came before its write: {early:?}",
             v.name
         );
+    }
+}
+
+/// Runs a one-workgroup kernel of 256 work-items writing one word each; returns the words.
+fn one_group(k: &mut Loaded, kernel: &str) -> Result<Vec<u32>, EmuError> {
+    let out = k.upload(&[0xee; 4 * 256]);
+    k.launch(
+        kernel,
+        &Args::default().ptr(out).0,
+        [1, 1, 1],
+        [256, 1, 1],
+        0,
+    )?;
+    Ok(from_bytes(&k.download(out, 4 * 256)))
+}
+
+#[test]
+#[ignore = "needs the emulator's test kernels, built by `cargo xtask test`"]
+fn waves_at_different_barriers_are_a_synccheck_error() {
+    for (v, mut k) in builds() {
+        for schedule in [Schedule::InOrder, Schedule::Random { seed: 4 }] {
+            k.gpu.set_schedule(schedule);
+            match one_group(&mut k, "divergent_barrier") {
+                Err(EmuError::Execution {
+                    fault: Fault::DivergentBarrier(waiting),
+                    instruction,
+                    ..
+                }) => {
+                    let waves = 256 / v.lanes as u32;
+                    assert_eq!(waiting.len() as u32, waves, "{}: {waiting:?}", v.name);
+                    let first = waiting[0].1;
+                    assert!(waiting[1..].iter().all(|&(_, pc)| pc != first));
+                    assert!(instruction.contains("barrier"), "{instruction}");
+                }
+                other => panic!(
+                    "{} {schedule}: expected a divergent barrier: {other:?}",
+                    v.name
+                ),
+            }
+        }
+        // Without the check the barriers pair up, as on hardware.
+        k.gpu.set_checks(Checks::NONE);
+        let got = one_group(&mut k, "divergent_barrier").unwrap();
+        let expected: Vec<u32> = (0..256)
+            .map(|t| if t < v.lanes { 11 } else { 22 })
+            .collect();
+        assert_eq!(got, expected, "{}", v.name);
+    }
+}
+
+#[test]
+#[ignore = "needs the emulator's test kernels, built by `cargo xtask test`"]
+fn a_barrier_completes_when_the_other_waves_have_ended() {
+    for (v, mut k) in builds() {
+        for schedule in SEEDS
+            .map(|seed| Schedule::Random { seed })
+            .into_iter()
+            .chain([Schedule::InOrder])
+        {
+            k.gpu.set_schedule(schedule);
+            let got = one_group(&mut k, "exit_before_barrier").unwrap();
+            let expected: Vec<u32> = (0..256).map(|t| if t < v.lanes { 2 } else { 1 }).collect();
+            assert_eq!(got, expected, "{} {schedule}", v.name);
+        }
     }
 }
