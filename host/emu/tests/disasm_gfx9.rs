@@ -135,3 +135,40 @@ fn gfx950_scaled_mfma_scale_selects_disassemble_like_llvm_objdump() {
     assert_eq!(compared, 64);
     assert!(mismatches.is_empty(), "{} differ", mismatches.len());
 }
+
+/// The cache-control instructions without operands (`buffer_wbl2`, `buffer_invl2`,
+/// `buffer_wbinvl1_vol`, `buffer_inv`) with every combination of the glc, slc and scc bits, on
+/// every CDNA target.
+#[test]
+fn cache_control_instructions_disassemble_like_llvm_objdump() {
+    if llvm_tool("llc").is_none() || llvm_tool("llvm-objdump").is_none() {
+        common::skip("llc/llvm-objdump not found (install the llvm-tools component)");
+        return;
+    }
+    for target in [Target::Gfx90a, Target::Gfx942, Target::Gfx950] {
+        let mut slots = Vec::new();
+        for op in [0x28u32, 0x29, 0x3e, 0x3f, 0x2b] {
+            for bits in 0..8u32 {
+                let (glc, slc, scc) = (bits & 1, bits >> 1 & 1, bits >> 2 & 1);
+                let word0 = 0xE000_0000 | op << 18 | glc << 14 | scc << 15 | slc << 17;
+                slots.push(vec![word0, 0]);
+            }
+        }
+        // A word that does not decode is what llvm-objdump prints as `.long`.
+        let (compared, mismatches) = common::compare_words(target.name(), &[], &slots, |w| {
+            Ok(gfx9::decode(target, w).map_or_else(
+                |_| (4, format!(".long {:#010x}", w[0])),
+                |i| (usize::from(i.len), gfx9::disassemble(target, &i)),
+            ))
+        });
+        for m in &mismatches {
+            eprintln!("{m}");
+        }
+        assert_eq!(compared, 40, "{target}");
+        assert!(
+            mismatches.is_empty(),
+            "{target}: {} differ",
+            mismatches.len()
+        );
+    }
+}

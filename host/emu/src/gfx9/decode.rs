@@ -710,6 +710,15 @@ impl Decoder<'_> {
             i.dst = Operand::NONE;
         }
         f.slc = bit(w, 17);
+        // gfx90a's cache invalidations take no cache policy: LLVM decodes them only with glc
+        // and scc clear (slc is ignored).
+        let invalidation = matches!(
+            op,
+            Op::BUFFER_INVL2 | Op::BUFFER_WBINVL1 | Op::BUFFER_WBINVL1_VOL
+        );
+        if invalidation && (f.glc || f.scc) {
+            return Err(self.unknown());
+        }
         Ok(i)
     }
 

@@ -790,7 +790,19 @@ impl Printer<'_> {
 
     fn cache_bits(&mut self) {
         let mut f = self.inst.fields;
-        if matches!(self.inst.op, Op::BUFFER_WBL2 | Op::BUFFER_INV) {
+        // gfx90a's buffer_wbl2 has no cache-policy operand (llvm-objdump prints none of its
+        // bits); its invalidations print without slc.
+        if self.inst.op == Op::BUFFER_WBL2 && !self.target.sc_bits() {
+            return;
+        }
+        if matches!(
+            self.inst.op,
+            Op::BUFFER_WBL2
+                | Op::BUFFER_INV
+                | Op::BUFFER_INVL2
+                | Op::BUFFER_WBINVL1
+                | Op::BUFFER_WBINVL1_VOL
+        ) {
             f.slc = false;
         }
         if self.target.sc_bits() {
