@@ -117,8 +117,8 @@ impl Emulator {
     }
 
     /// Sets the sanitizer checks of the following dispatches (by default [`Checks::ALL`]: an
-    /// LDS race between two waves of a workgroup, or its waves waiting at different barriers,
-    /// is a launch error naming the waves).
+    /// LDS race between two waves of a workgroup, its waves waiting at different barriers, or
+    /// a read of LDS it never wrote is a launch error naming the waves).
     ///
     /// # Example
     /// ```
@@ -332,6 +332,9 @@ fn fault_advice(fault: &Fault) -> &'static str {
             "; the kernel ran past its end or branched into data: check its code object"
         }
         Fault::Register(_) => "",
+        Fault::UninitializedLds { .. } => {
+            "; write the LDS before reading it (hardware leaves what the last workgroup wrote)"
+        }
         Fault::DivergentBarrier(_) => {
             "; a barrier only some waves reach: move it out of the condition (hardware lets \
              the waves through, pairing barriers the code did not mean to pair)"

@@ -149,8 +149,9 @@ enum EmuCmd {
         #[arg(long, value_name = "N")]
         compute_units: Option<u32>,
         /// Sanitizer checks: `all` (the default), `none`, or a comma-separated list of `race`
-        /// (an LDS race between two waves of a workgroup is an error naming both) and `sync`
-        /// (waves of a workgroup waiting at different barriers is an error naming their PCs).
+        /// (an LDS race between two waves of a workgroup is an error naming both), `sync`
+        /// (waves of a workgroup waiting at different barriers is an error naming their PCs)
+        /// and `init` (a read of LDS the workgroup never wrote is an error).
         #[arg(long, value_name = "CHECKS")]
         check: Option<iron_emu::Checks>,
         /// A kernel argument, in order, checked against the kernel's metadata (kind and size):

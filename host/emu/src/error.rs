@@ -45,6 +45,17 @@ pub enum Fault {
     /// of them writing (racecheck): their order, and so the result, is the schedule's.
     #[error("{0}")]
     LdsRace(Box<LdsRace>),
+    /// A read of an LDS dword the workgroup never wrote (initcheck): on hardware it holds
+    /// whatever the previous workgroup on the CU left there.
+    #[error(
+        "read of uninitialised LDS: lane {lane} reads LDS offset {offset:#x}, which no wave of the workgroup has written"
+    )]
+    UninitializedLds {
+        /// Byte offset in LDS of the dword.
+        offset: u64,
+        /// The lane that reads it.
+        lane: u32,
+    },
     /// The waves of a workgroup met at barriers at different PCs (synccheck): a barrier in
     /// code that only some waves run. Lists every waiting wave and the PC of its barrier.
     #[error("divergent barrier: the workgroup's waves wait at different barriers ({})",

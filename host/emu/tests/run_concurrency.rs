@@ -229,7 +229,24 @@ fn an_lds_read_without_a_barrier_is_a_race_in_every_schedule() {
         .map(|_| from_bytes::<u32>(&k.download(out, 4 * threads)))
     };
     for (v, mut k) in hip_and_rust_builds() {
-        // The racecheck finds it whichever wave runs first.
+        // With every check on, a read that comes first finds the slot unwritten (initcheck).
+        for seed in SEEDS {
+            match run(&mut k, Schedule::Random { seed }) {
+                Err(EmuError::Execution {
+                    fault: Fault::LdsRace(_) | Fault::UninitializedLds { .. },
+                    ..
+                }) => {}
+                other => panic!(
+                    "{} seed {seed}: expected a check's error: {other:?}",
+                    v.name
+                ),
+            }
+        }
+        // The racecheck alone finds it whichever wave runs first.
+        k.gpu.set_checks(Checks {
+            lds_races: true,
+            ..Checks::NONE
+        });
         for schedule in SEEDS
             .map(|seed| Schedule::Random { seed })
             .into_iter()
@@ -342,5 +359,36 @@ fn a_barrier_completes_when_the_other_waves_have_ended() {
             let expected: Vec<u32> = (0..256).map(|t| if t < v.lanes { 2 } else { 1 }).collect();
             assert_eq!(got, expected, "{} {schedule}", v.name);
         }
+    }
+}
+
+#[test]
+#[ignore = "needs the emulator's test kernels, built by `cargo xtask test`"]
+fn a_read_of_lds_no_wave_wrote_is_an_initcheck_error() {
+    for (v, mut k) in builds() {
+        match one_group(&mut k, "lds_read_uninitialised") {
+            Err(EmuError::Execution {
+                fault: Fault::UninitializedLds { offset, lane },
+                wave,
+                ..
+            }) => {
+                // The first access: the lane's own dword.
+                assert_eq!(
+                    offset,
+                    4 * u64::from(lane + wave * v.lanes as u32),
+                    "{}",
+                    v.name
+                );
+            }
+            other => panic!("{}: expected an initcheck error: {other:?}", v.name),
+        }
+        k.gpu.set_checks(Checks {
+            lds_init: false,
+            ..Checks::ALL
+        });
+        assert_eq!(
+            one_group(&mut k, "lds_read_uninitialised").unwrap(),
+            [0; 256]
+        );
     }
 }

@@ -13,6 +13,9 @@ pub struct Checks {
     /// synccheck: the waves of a workgroup meeting at barriers at different PCs is a fault
     /// ([`crate::Fault::DivergentBarrier`]). Hardware lets them through; the code is wrong.
     pub barriers: bool,
+    /// initcheck on LDS: reading an LDS dword the workgroup never wrote is a fault
+    /// ([`crate::Fault::UninitializedLds`]); hardware gives whatever the last workgroup left.
+    pub lds_init: bool,
 }
 
 impl Checks {
@@ -20,11 +23,13 @@ impl Checks {
     pub const ALL: Checks = Checks {
         lds_races: true,
         barriers: true,
+        lds_init: true,
     };
     /// No check.
     pub const NONE: Checks = Checks {
         lds_races: false,
         barriers: false,
+        lds_init: false,
     };
 }
 
@@ -37,11 +42,21 @@ impl Default for Checks {
 
 impl fmt::Display for Checks {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match (self.lds_races, self.barriers) {
-            (true, true) => f.write_str("all"),
-            (true, false) => f.write_str("race"),
-            (false, true) => f.write_str("sync"),
-            (false, false) => f.write_str("none"),
+        if *self == Checks::ALL {
+            return f.write_str("all");
+        }
+        let names: Vec<&str> = [
+            (self.lds_races, "race"),
+            (self.barriers, "sync"),
+            (self.lds_init, "init"),
+        ]
+        .into_iter()
+        .filter_map(|(on, name)| on.then_some(name))
+        .collect();
+        if names.is_empty() {
+            f.write_str("none")
+        } else {
+            f.write_str(&names.join(","))
         }
     }
 }
@@ -55,7 +70,7 @@ impl fmt::Display for ChecksParseError {
         write!(
             f,
             "unknown check `{}`: expected `all`, `none`, or a comma-separated list of `race` \
-             (LDS racecheck) and `sync` (barrier synccheck)",
+             (LDS racecheck), `sync` (barrier synccheck) and `init` (LDS initcheck)",
             self.0
         )
     }
@@ -66,7 +81,7 @@ impl std::error::Error for ChecksParseError {}
 impl FromStr for Checks {
     type Err = ChecksParseError;
 
-    /// `all`, `none`, or a comma-separated list of `race` and `sync`.
+    /// `all`, `none`, or a comma-separated list of `race`, `sync` and `init`.
     fn from_str(s: &str) -> Result<Checks, ChecksParseError> {
         match s {
             "all" => return Ok(Checks::ALL),
@@ -78,6 +93,7 @@ impl FromStr for Checks {
             match name.trim() {
                 "race" => checks.lds_races = true,
                 "sync" => checks.barriers = true,
+                "init" => checks.lds_init = true,
                 other => return Err(ChecksParseError(other.to_string())),
             }
         }
@@ -91,18 +107,18 @@ mod tests {
 
     #[test]
     fn checks_parse_and_print_back() {
-        for text in ["all", "none", "race", "sync"] {
+        for text in ["all", "none", "race", "sync", "init", "race,init"] {
             assert_eq!(text.parse::<Checks>().unwrap().to_string(), text);
         }
-        assert_eq!("sync,race".parse(), Ok(Checks::ALL));
+        assert_eq!("sync,race,init".parse(), Ok(Checks::ALL));
         assert_eq!(
             "race".parse(),
             Ok(Checks {
                 lds_races: true,
-                barriers: false
+                ..Checks::NONE
             })
         );
-        for bad in ["init", "race,", "", "race,all"] {
+        for bad in ["uninit", "race,", "", "race,all"] {
             let e = bad.parse::<Checks>().unwrap_err().to_string();
             assert!(e.starts_with("unknown check `"), "{e}");
         }

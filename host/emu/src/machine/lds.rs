@@ -1,8 +1,9 @@
-//! A workgroup's LDS, and the racecheck on it: shadow state per dword records which wave last
-//! wrote it and which waves read it since the last barrier, so that two waves touching the same
-//! dword between two barriers, one of them writing, is found whatever order the schedule ran them
-//! in.
+//! A workgroup's LDS, and the racecheck and initcheck on it: shadow state per dword records which
+//! wave last wrote it and which waves read it since the last barrier, so that two waves touching
+//! the same dword between two barriers, one of them writing, is found whatever order the schedule
+//! ran them in, and so is a read of a dword no wave wrote.
 
+use super::checks::Checks;
 use crate::error::{Fault, LdsRace};
 use std::ops::Range;
 
@@ -46,22 +47,27 @@ struct Shadow {
 /// The LDS of one resident workgroup.
 pub(crate) struct Lds {
     bytes: Vec<u8>,
-    /// Per dword; empty when the racecheck is off.
+    /// Per dword; empty when neither check is on.
     shadow: Vec<Shadow>,
+    races: bool,
+    init: bool,
     /// Barriers the workgroup has passed; accesses in different epochs are ordered.
     epoch: u32,
 }
 
 impl Lds {
-    /// `size` bytes of LDS, with the racecheck when `racecheck`.
-    pub fn new(size: usize, racecheck: bool) -> Lds {
+    /// `size` bytes of LDS, with the LDS checks of `checks`.
+    pub fn new(size: usize, checks: Checks) -> Lds {
+        let shadowed = checks.lds_races || checks.lds_init;
         Lds {
             bytes: vec![0; size],
-            shadow: if racecheck {
+            shadow: if shadowed {
                 vec![Shadow::default(); size.div_ceil(4)]
             } else {
                 Vec::new()
             },
+            races: checks.lds_races,
+            init: checks.lds_init,
             epoch: 1,
         }
     }
@@ -118,8 +124,14 @@ impl Lds {
                     other_pc: pc,
                 }))
             };
-            let written = s.writer != 0 && s.writer != me && s.write_epoch == epoch;
-            let other_readers = if s.read_epoch == epoch {
+            if self.init && s.writer == 0 && kind != Kind::Write {
+                return Err(Fault::UninitializedLds {
+                    offset: (d * 4) as u64,
+                    lane: who.lane as u32,
+                });
+            }
+            let written = self.races && s.writer != 0 && s.writer != me && s.write_epoch == epoch;
+            let other_readers = if self.races && s.read_epoch == epoch {
                 s.readers & !(1u64 << (who.wave & 63))
             } else {
                 0
@@ -183,9 +195,14 @@ mod tests {
         }
     }
 
+    const RACES: Checks = Checks {
+        lds_races: true,
+        ..Checks::NONE
+    };
+
     #[test]
     fn conflicting_accesses_of_two_waves_between_barriers_are_races() {
-        let mut lds = Lds::new(64, true);
+        let mut lds = Lds::new(64, RACES);
         lds.write(0..4, at(0)).unwrap();
         let r = race(lds.read(0..4, at(1)).map(drop));
         assert_eq!(
@@ -194,7 +211,7 @@ mod tests {
         );
         assert_eq!((r.offset, r.lane), (0, 3));
 
-        let mut lds = Lds::new(64, true);
+        let mut lds = Lds::new(64, RACES);
         lds.read(8..16, at(2)).unwrap();
         let r = race(lds.write(12..13, at(1)).map(drop));
         assert_eq!(
@@ -202,7 +219,7 @@ mod tests {
             ("a write after a read", 2, 12)
         );
 
-        let mut lds = Lds::new(64, true);
+        let mut lds = Lds::new(64, RACES);
         lds.write(4..8, at(0)).unwrap();
         let r = race(lds.atomic(4..8, at(1)).map(drop));
         assert_eq!(r.what, "a write after a write");
@@ -210,7 +227,7 @@ mod tests {
 
     #[test]
     fn barriers_atomics_and_one_wave_order_their_accesses() {
-        let mut lds = Lds::new(64, true);
+        let mut lds = Lds::new(64, RACES);
         lds.write(0..4, at(0)).unwrap();
         lds.read(0..4, at(0)).unwrap();
         lds.barrier();
@@ -227,8 +244,32 @@ mod tests {
             "a plain read of an atomic's dword races"
         );
         // Without the check nothing is recorded.
-        let mut off = Lds::new(64, false);
+        let mut off = Lds::new(64, Checks::NONE);
         off.write(0..4, at(0)).unwrap();
         off.read(0..4, at(1)).unwrap();
+    }
+
+    #[test]
+    fn reading_a_dword_no_wave_wrote_is_an_initcheck_fault() {
+        let init = Checks {
+            lds_init: true,
+            ..Checks::NONE
+        };
+        let mut lds = Lds::new(64, init);
+        lds.write(0..6, at(1)).unwrap();
+        lds.read(0..8, at(2)).unwrap();
+        assert_eq!(
+            lds.read(4..12, at(0)).map(drop),
+            Err(Fault::UninitializedLds { offset: 8, lane: 3 })
+        );
+        assert!(
+            lds.atomic(60..64, at(0)).is_err(),
+            "an atomic reads the old value"
+        );
+        lds.reset();
+        assert!(
+            lds.read(0..4, at(1)).is_err(),
+            "a new workgroup starts unwritten"
+        );
     }
 }

@@ -89,7 +89,7 @@ pub(crate) fn run_groups<I: Isa>(
             waves: (0..launch.waves_per_group)
                 .map(|_| Wave::new(rows))
                 .collect(),
-            lds: Lds::new(launch.lds_size as usize, options.checks.lds_races),
+            lds: Lds::new(launch.lds_size as usize, options.checks),
             running: 0,
             done: 0,
         })

@@ -118,3 +118,10 @@ extern "C" __global__ void exit_before_barrier(u32* out) {
   sync_threads();
   out[t] = 2;
 }
+
+// Reads LDS no wave wrote: on hardware, whatever the last workgroup left there.
+extern "C" __global__ void lds_read_uninitialised(u32* out) {
+  __shared__ u32 never_written[256];
+  volatile u32* s = never_written;
+  out[tid()] = s[tid()];
+}
