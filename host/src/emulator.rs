@@ -290,20 +290,14 @@ fn budget_detail(
     let mut out = format!(
         "instruction budget of {budget} wave-instructions exceeded ({finished} of {workgroups} \
          workgroups finished): the kernel did not finish; check its loop bounds, and whether it \
-         waits for a later workgroup (the emulator runs one workgroup at a time, so such a wait \
-         never ends); or raise the limit with Emulator::set_instruction_budget (`--budget` of \
+         waits for a workgroup that cannot be resident with it (the emulator holds as many \
+         workgroups at once as the device would; Emulator::set_compute_units changes how many); \
+         or raise the limit with Emulator::set_instruction_budget (`--budget` of \
          `cargo xtask emu run`). The resident waves:"
     );
     for (k, w) in waves.iter().enumerate() {
-        let [x, y, z] = w.workgroup;
-        out.push_str(&format!(
-            "{}workgroup ({x}, {y}, {z}) wave {} at pc {:#x}, {}: `{}`",
-            if k == 0 { " " } else { "; " },
-            w.wave,
-            w.pc,
-            w.status,
-            w.instruction
-        ));
+        out.push_str(if k == 0 { " " } else { "; " });
+        out.push_str(&w.to_string());
     }
     out
 }

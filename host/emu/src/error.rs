@@ -189,6 +189,18 @@ pub struct WaveSnapshot {
     pub status: WaveStatus,
 }
 
+impl fmt::Display for WaveSnapshot {
+    /// `workgroup (x, y, z) wave N at pc 0x..., <status>: `<instruction>``.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let [x, y, z] = self.workgroup;
+        write!(
+            f,
+            "workgroup ({x}, {y}, {z}) wave {} at pc {:#x}, {}: `{}`",
+            self.wave, self.pc, self.status, self.instruction
+        )
+    }
+}
+
 /// A failed dispatch.
 #[derive(Clone, Debug, PartialEq)]
 pub enum EmuError {
@@ -253,16 +265,7 @@ impl fmt::Display for EmuError {
                      ({finished_workgroups} of {workgroups} workgroups finished); the resident waves:"
                 )?;
                 for (k, w) in waves.iter().enumerate() {
-                    let [x, y, z] = w.workgroup;
-                    write!(
-                        f,
-                        "{}workgroup ({x}, {y}, {z}) wave {} at pc {:#x}, {}: `{}`",
-                        if k == 0 { " " } else { "; " },
-                        w.wave,
-                        w.pc,
-                        w.status,
-                        w.instruction
-                    )?;
+                    write!(f, "{}{w}", if k == 0 { " " } else { "; " })?;
                 }
                 Ok(())
             }
