@@ -50,21 +50,21 @@ pub fn run_all(root: &Path) -> Result<()> {
     let stand_in = build::target_dir(root).join("debug/libiron_hip_stand_in.so");
     let no_gpu = missing_gpu_reason();
     eprintln!("running the workspace tests");
+    let outputs = TestOutputs {
+        iron_dir: iron_dir.clone(),
+        stand_in: stand_in.clone(),
+        emu_objects,
+        corpus,
+    };
     let mut cargo = build::workspace_cargo(root)?;
-    cargo
-        .args([
-            "test",
-            "--workspace",
-            "--no-fail-fast",
-            "--",
-            "--include-ignored",
-        ])
-        .env("IRON_ARTIFACTS", &iron_dir)
-        .env("IRON_REQUIRE_TOOLS", "1")
-        .env("IRON_HIP_STAND_IN", &stand_in)
-        .env("IRON_EMU_TEST_OBJECTS", &emu_objects)
-        .env("IRON_EMU_CORPUS", &corpus)
-        .env("IRON_CODE_OBJECT_DIR", &iron_dir);
+    cargo.args([
+        "test",
+        "--workspace",
+        "--no-fail-fast",
+        "--",
+        "--include-ignored",
+    ]);
+    outputs.apply(&mut cargo);
     if no_gpu.is_some() {
         cargo.args(["--skip", GPU_TEST_PREFIX]);
     }
@@ -75,7 +75,7 @@ pub fn run_all(root: &Path) -> Result<()> {
     if !status.success() {
         bail!("tests failed");
     }
-    library_under_other_schedules(root, &iron_dir)?;
+    library_under_other_schedules(root, &outputs)?;
     library_bench_through_stand_in(root, &iron_dir, &stand_in)?;
     docs_build_cleanly(root)?;
     eprintln!(
@@ -98,6 +98,31 @@ pub fn run_all(root: &Path) -> Result<()> {
     fuzz_smoke(root)
 }
 
+/// What the build made for the tests, and where the tests find it.
+struct TestOutputs {
+    /// The device build (`IRON_ARTIFACTS`, `IRON_CODE_OBJECT_DIR`).
+    iron_dir: std::path::PathBuf,
+    /// The stand-in HIP runtime (`IRON_HIP_STAND_IN`).
+    stand_in: std::path::PathBuf,
+    /// The emulator's test kernels (`IRON_EMU_TEST_OBJECTS`).
+    emu_objects: std::path::PathBuf,
+    /// The ROCm code-object corpus (`IRON_EMU_CORPUS`).
+    corpus: std::path::PathBuf,
+}
+
+impl TestOutputs {
+    /// Points a test run at the outputs, with every tool required.
+    fn apply(&self, cargo: &mut std::process::Command) {
+        cargo
+            .env("IRON_ARTIFACTS", &self.iron_dir)
+            .env("IRON_REQUIRE_TOOLS", "1")
+            .env("IRON_HIP_STAND_IN", &self.stand_in)
+            .env("IRON_EMU_TEST_OBJECTS", &self.emu_objects)
+            .env("IRON_EMU_CORPUS", &self.corpus)
+            .env("IRON_CODE_OBJECT_DIR", &self.iron_dir);
+    }
+}
+
 /// Seeds of the random schedules the library's kernel tests run under again, after the default
 /// seed's run of the workspace tests.
 const EXTRA_SCHEDULE_SEEDS: [u64; 2] = [2, 3];
@@ -105,17 +130,17 @@ const EXTRA_SCHEDULE_SEEDS: [u64; 2] = [2, 3];
 /// Runs the library's kernel tests on the emulator (`tests/tests/emu_*.rs`) again under
 /// other random schedules ([`iron::emulator::SCHEDULE_VARIABLE`]): a kernel whose result
 /// depends on how its waves interleave fails in one of them.
-fn library_under_other_schedules(root: &Path, iron_dir: &Path) -> Result<()> {
+fn library_under_other_schedules(root: &Path, outputs: &TestOutputs) -> Result<()> {
     for seed in EXTRA_SCHEDULE_SEEDS {
         let schedule = format!("random:{seed}");
         eprintln!("the library's kernel tests again, under the schedule {schedule}");
-        let status = build::workspace_cargo(root)?
+        let mut cargo = build::workspace_cargo(root)?;
+        cargo
             .args(["test", "--quiet", "-p", "iron-tests", "--test", "emu_*"])
             .args(["--", "--include-ignored"])
-            .env(iron::emulator::SCHEDULE_VARIABLE, &schedule)
-            .env("IRON_ARTIFACTS", iron_dir)
-            .env("IRON_REQUIRE_TOOLS", "1")
-            .status()?;
+            .env(iron::emulator::SCHEDULE_VARIABLE, &schedule);
+        outputs.apply(&mut cargo);
+        let status = cargo.status()?;
         if !status.success() {
             bail!("the library's kernel tests failed under the schedule {schedule}");
         }
