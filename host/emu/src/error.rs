@@ -190,7 +190,7 @@ pub struct WaveSnapshot {
 }
 
 impl fmt::Display for WaveSnapshot {
-    /// `workgroup (x, y, z) wave N at pc 0x..., <status>: `<instruction>``.
+    /// The wave's workgroup, index, PC, status and next instruction, on one line.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let [x, y, z] = self.workgroup;
         write!(
