@@ -78,10 +78,8 @@ pub(crate) fn run_groups<I: Isa>(
     trace: &mut Option<&mut dyn FnMut(&TraceEvent<'_>)>,
 ) -> Result<Counters, EmuError> {
     let workgroups: u64 = d.grid.iter().map(|&n| u64::from(n)).product();
-    let resident = match options.schedule {
-        Schedule::InOrder => 1,
-        Schedule::Random { .. } => u64::from(launch.resident_groups).min(workgroups),
-    };
+    // How many workgroups the schedule keeps resident was decided with the scratch for them.
+    let resident = u64::from(launch.resident_groups);
     let rows = VectorRows::allocated(&d.descriptor, target.is_rdna(), launch.wave.lanes() == 32);
     let slots = (0..resident)
         .map(|_| Slot {
