@@ -151,10 +151,10 @@ pub fn disassemble<'a>(target: Target, instruction: impl Into<DecodedInstruction
     }
 }
 
-/// Code loaded for one family.
+/// Code loaded for one family: the decoded copy of each worker thread that ran it.
 enum LoadedCode {
-    Gfx9(Program<gfx9::exec::Gfx9>),
-    Rdna(Program<rdna::exec::Rdna>),
+    Gfx9(Vec<Program<gfx9::exec::Gfx9>>),
+    Rdna(Vec<Program<rdna::exec::Rdna>>),
 }
 
 /// Default limit on wave-instructions per dispatch.
@@ -169,7 +169,16 @@ pub struct Gpu {
     schedule: Schedule,
     compute_units: u32,
     checks: Checks,
+    threads: u32,
+    /// The threads that run dispatches beside the caller's (`threads - 1` of them), made on the
+    /// first dispatch that can use them.
+    pool: Option<rayon::ThreadPool>,
     next_dispatch_id: u64,
+}
+
+/// The host's cores: the worker threads a dispatch may use by default.
+fn host_cores() -> u32 {
+    std::thread::available_parallelism().map_or(1, |n| u32::try_from(n.get()).unwrap_or(u32::MAX))
 }
 
 impl Gpu {
@@ -183,6 +192,8 @@ impl Gpu {
             schedule: Schedule::default(),
             compute_units: target.compute_units(),
             checks: Checks::default(),
+            threads: host_cores(),
+            pool: None,
             next_dispatch_id: 1,
         }
     }
@@ -207,9 +218,9 @@ impl Gpu {
     pub fn load_code(&mut self, text: &[u8], load_address: u64) -> CodeId {
         let target = self.target;
         self.programs.push(if target.is_rdna() {
-            LoadedCode::Rdna(Program::new(target, text, load_address))
+            LoadedCode::Rdna(vec![Program::new(target, text, load_address)])
         } else {
-            LoadedCode::Gfx9(Program::new(target, text, load_address))
+            LoadedCode::Gfx9(vec![Program::new(target, text, load_address)])
         });
         CodeId(self.programs.len() - 1)
     }
@@ -235,6 +246,24 @@ impl Gpu {
     /// [`Target::compute_units`]. 0 counts as 1.
     pub fn set_compute_units(&mut self, compute_units: u32) {
         self.compute_units = compute_units.max(1);
+    }
+
+    /// Sets how many host threads may run a dispatch's workgroups at once: by default one per
+    /// host core; 0 counts as 1. A dispatch uses at most one thread per resident workgroup, and
+    /// one when it is traced. With one thread a [`Schedule::Random`] run is repeatable; with
+    /// more, a kernel whose result depends on how its waves interleave may give a different
+    /// result each run, and a kernel whose result does not gives the same one.
+    pub fn set_threads(&mut self, threads: u32) {
+        let threads = threads.max(1);
+        if threads != self.threads {
+            self.pool = None;
+        }
+        self.threads = threads;
+    }
+
+    /// The host threads a dispatch may use.
+    pub fn threads(&self) -> u32 {
+        self.threads
     }
 
     /// Sets the sanitizer checks of the following dispatches (by default [`Checks::ALL`]).
@@ -276,11 +305,20 @@ impl Gpu {
         let id = self.next_dispatch_id;
         self.next_dispatch_id += 1;
         let (target, memory) = (self.target, &mut self.memory);
+        if self.pool.is_none() && self.threads > 1 {
+            // Without the threads (the host refused them) the dispatch runs on the caller's.
+            self.pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(self.threads as usize - 1)
+                .thread_name(|i| format!("iron-emu-{}", i + 1))
+                .build()
+                .ok();
+        }
         let options = RunOptions {
             budget: self.budget,
             schedule: self.schedule,
             compute_units: self.compute_units,
             checks: self.checks,
+            pool: self.pool.as_ref(),
         };
         match program {
             LoadedCode::Gfx9(p) => machine::run_dispatch(target, memory, p, d, id, options, trace),

@@ -718,6 +718,8 @@ fn faults_name_the_instruction() {
         return;
     };
     k.gpu.set_instruction_budget(1000);
+    // One host thread, so that the budget is shared out the same way every run.
+    k.gpu.set_threads(1);
     // In order, only the first workgroup has started; by default all three are resident.
     k.gpu.set_schedule(Schedule::InOrder);
     let in_order = k.run(&[0; 16], [3, 1, 1], [128, 1, 1]).unwrap_err();

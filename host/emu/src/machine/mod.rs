@@ -25,7 +25,7 @@ use crate::WaveSize;
 use crate::counters::{Counters, InstructionClass};
 use crate::dispatch::{DecodedInstruction, Dispatch, TraceEvent};
 use crate::error::{EmuError, Fault};
-use crate::memory::{Access, DeviceMemory};
+use crate::memory::{Access, DeviceMemory, SharedMemory};
 use crate::target::Target;
 use operand::DecodeError;
 use wave::VectorRows;
@@ -33,8 +33,8 @@ use wave::VectorRows;
 /// An instruction set the machine executes: how its code decodes, runs and prints, and what state
 /// its waves start in.
 pub(crate) trait Isa {
-    /// A decoded instruction.
-    type Instruction;
+    /// A decoded instruction (each worker thread of a dispatch has its own decoded copy).
+    type Instruction: Clone + Send;
 
     /// Decodes the instruction at the start of `words` for waves of `wave` lanes.
     fn decode(
@@ -108,7 +108,7 @@ impl Scratch {
 /// Everything an instruction may touch besides its wave.
 pub(crate) struct Ctx<'a> {
     pub target: Target,
-    pub mem: &'a mut DeviceMemory,
+    pub mem: &'a SharedMemory<'a>,
     pub lds: &'a mut Lds,
     /// The running wave's index in its workgroup, and the PC of its instruction.
     pub wave_index: u32,
@@ -173,17 +173,20 @@ fn invalid(d: &Dispatch<'_>, reason: impl Into<String>) -> EmuError {
 }
 
 /// Runs one dispatch on `target`.
+///
+/// `programs` holds the loaded code's decoded copies, one per worker thread (the first is the
+/// code's own; more are made as needed).
 pub(crate) fn run_dispatch<I: Isa>(
     target: Target,
     mem: &mut DeviceMemory,
-    program: &mut Program<I>,
+    programs: &mut Vec<Program<I>>,
     d: &Dispatch<'_>,
     dispatch_id: u64,
-    options: RunOptions,
+    options: RunOptions<'_>,
     mut trace: Option<&mut dyn FnMut(&TraceEvent<'_>)>,
 ) -> Result<Counters, EmuError> {
     let launch = prepare(target, mem, d, dispatch_id, options)?;
-    let result = run::run_groups(target, mem, program, d, &launch, options, &mut trace);
+    let result = run::run_groups(target, mem, programs, d, &launch, options, &mut trace);
     let mut cleanup = vec![
         launch.kernarg_address,
         launch.packet_address,
@@ -203,7 +206,7 @@ fn prepare(
     mem: &mut DeviceMemory,
     d: &Dispatch<'_>,
     dispatch_id: u64,
-    options: RunOptions,
+    options: RunOptions<'_>,
 ) -> Result<LaunchState, EmuError> {
     let desc = &d.descriptor;
     let wave = match (desc.wave32(), target.is_rdna()) {

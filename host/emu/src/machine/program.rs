@@ -9,6 +9,7 @@ use crate::error::Fault;
 use crate::target::Target;
 
 /// Instructions decoded for one wave size.
+#[derive(Clone)]
 struct Cache<T> {
     /// Per dword of code: 0 if not decoded yet, else index + 1 into `decoded`.
     slots: Vec<u32>,
@@ -34,6 +35,17 @@ pub struct Program<I: Isa> {
     words: Vec<u32>,
     /// Caches for wave32 and wave64 code.
     caches: [Cache<I::Instruction>; 2],
+}
+
+impl<I: Isa> Clone for Program<I> {
+    fn clone(&self) -> Self {
+        Program {
+            target: self.target,
+            base: self.base,
+            words: self.words.clone(),
+            caches: self.caches.clone(),
+        }
+    }
 }
 
 fn cache_index(wave: WaveSize) -> usize {

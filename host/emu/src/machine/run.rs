@@ -1,6 +1,12 @@
 //! Running a dispatch: the resident workgroups, each in a slot with its waves and LDS, and the
 //! loop that lets the scheduler's chosen wave run until its slice ends, it waits at a barrier or
 //! it ends. A slot whose workgroup finished takes the next workgroup of the grid.
+//!
+//! The slots are dealt out to workers: the calling thread and the threads of the GPU's pool (one
+//! per host core by default), each worker on a thread of its own for the whole dispatch, so that
+//! a wave spinning on another worker's workgroup never waits for a thread. Each worker interleaves the waves of its own slots with a picker of its own; all of them
+//! share the device memory, the grid's next workgroup and the instruction budget. A workgroup
+//! stays with one worker, so its LDS, its barriers and its checks are that worker's alone.
 
 use super::checks::Checks;
 use super::schedule::{Picker, Schedule, WaveRef};
@@ -9,12 +15,18 @@ use super::{Ctx, Flow, Isa, LaunchState, Lds, Program, Wave};
 use crate::counters::Counters;
 use crate::dispatch::{Dispatch, TraceEvent};
 use crate::error::{EmuError, Fault, WaveSnapshot, WaveStatus};
-use crate::memory::DeviceMemory;
+use crate::memory::{DeviceMemory, SharedMemory};
 use crate::target::Target;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
-/// How a dispatch runs: its instruction budget, its schedule and the device's size.
+/// A trace callback, if the dispatch is traced.
+type Trace<'t> = Option<&'t mut dyn FnMut(&TraceEvent<'_>)>;
+
+/// How a dispatch runs: its instruction budget, its schedule, the device's size, its checks and
+/// the host threads besides the caller's.
 #[derive(Clone, Copy, Debug)]
-pub(crate) struct RunOptions {
+pub(crate) struct RunOptions<'p> {
     /// Wave-instructions the dispatch may run in all.
     pub budget: u64,
     /// How waves are interleaved.
@@ -23,10 +35,14 @@ pub(crate) struct RunOptions {
     pub compute_units: u32,
     /// The sanitizer checks.
     pub checks: Checks,
+    /// The threads that run workers besides the caller's, if any.
+    pub pool: Option<&'p rayon::ThreadPool>,
 }
 
 /// A workgroup on the device: its waves, its LDS, and how many of its waves still run.
 struct Slot {
+    /// The slot's place among all the dispatch's slots (which part of scratch it owns).
+    index: u32,
     group: [u32; 3],
     waves: Vec<Wave>,
     lds: Lds,
@@ -48,41 +64,75 @@ enum Turn {
     OutOfBudget,
 }
 
-/// The dispatch being run: what stays fixed, and the machine state that changes.
-struct Run<'a, 't, I: Isa> {
+/// Why a dispatch stopped before its last workgroup finished.
+enum Stop {
+    Fault(EmuError),
+    OutOfBudget,
+}
+
+/// What the workers of a dispatch share.
+struct Shared<'a> {
     target: Target,
     d: &'a Dispatch<'a>,
     launch: &'a LaunchState,
+    mem: &'a SharedMemory<'a>,
+    checks: Checks,
+    workgroups: u64,
+    /// Linear id (x fastest) of the next workgroup to place.
+    next_group: AtomicU64,
+    finished: AtomicU64,
+    /// Wave-instructions run so far, and how many may run.
+    executed: AtomicU64,
+    budget: u64,
+    /// Why the dispatch stops, from the first worker that stopped it.
+    stopped: Mutex<Option<Stop>>,
+    /// Whether `stopped` is set: every worker stops at its next turn.
+    stopping: AtomicBool,
+}
+
+impl Shared<'_> {
+    /// Stops every worker; the first reason given is the dispatch's.
+    fn stop(&self, why: Stop) {
+        let mut stopped = self.stopped.lock().unwrap_or_else(|p| p.into_inner());
+        stopped.get_or_insert(why);
+        self.stopping.store(true, Ordering::Relaxed);
+    }
+}
+
+/// One worker thread's part of the dispatch: its slots, the waves of them that can run, its
+/// counters and its copy of the decoded program.
+struct Worker<'a, I: Isa> {
+    shared: &'a Shared<'a>,
     program: &'a mut Program<I>,
-    mem: &'a mut DeviceMemory,
-    trace: &'a mut Option<&'t mut dyn FnMut(&TraceEvent<'_>)>,
     counters: Counters,
     slots: Vec<Slot>,
     runnable: Vec<WaveRef>,
-    /// Linear id (x fastest) of the next workgroup to place, and the grid's workgroup count.
-    next_group: u64,
-    workgroups: u64,
-    finished: u64,
-    executed: u64,
-    budget: u64,
 }
 
 /// Runs every workgroup of `d`.
 pub(crate) fn run_groups<I: Isa>(
     target: Target,
     mem: &mut DeviceMemory,
-    program: &mut Program<I>,
+    programs: &mut Vec<Program<I>>,
     d: &Dispatch<'_>,
     launch: &LaunchState,
-    options: RunOptions,
-    trace: &mut Option<&mut dyn FnMut(&TraceEvent<'_>)>,
+    options: RunOptions<'_>,
+    trace: &mut Trace<'_>,
 ) -> Result<Counters, EmuError> {
-    let workgroups: u64 = d.grid.iter().map(|&n| u64::from(n)).product();
     // How many workgroups the schedule keeps resident was decided with the scratch for them.
-    let resident = u64::from(launch.resident_groups);
+    let resident = launch.resident_groups;
+    let pool = options.pool;
+    let workers = match pool {
+        Some(pool) if trace.is_none() => {
+            (pool.current_num_threads() as u32 + 1).clamp(1, resident.max(1))
+        }
+        _ => 1,
+    };
     let rows = VectorRows::allocated(&d.descriptor, target.is_rdna(), launch.wave.lanes() == 32);
-    let slots = (0..resident)
-        .map(|_| Slot {
+    let mut sets: Vec<Vec<Slot>> = (0..workers).map(|_| Vec::new()).collect();
+    for index in 0..resident {
+        sets[(index % workers) as usize].push(Slot {
+            index,
             group: [0; 3],
             waves: (0..launch.waves_per_group)
                 .map(|_| Wave::new(rows))
@@ -90,91 +140,171 @@ pub(crate) fn run_groups<I: Isa>(
             lds: Lds::new(launch.lds_size as usize, options.checks),
             running: 0,
             done: 0,
-        })
-        .collect();
-    let mut run = Run {
+        });
+    }
+    let view = mem.shared();
+    let shared = Shared {
         target,
         d,
         launch,
-        program,
-        mem,
-        trace,
-        counters: Counters {
-            lds_bytes_per_workgroup: launch.lds_size,
-            ..Counters::default()
-        },
-        slots,
-        runnable: Vec::new(),
-        next_group: 0,
-        workgroups,
-        finished: 0,
-        executed: 0,
+        mem: &view,
+        checks: options.checks,
+        workgroups: d.grid.iter().map(|&n| u64::from(n)).product(),
+        next_group: AtomicU64::new(0),
+        finished: AtomicU64::new(0),
+        executed: AtomicU64::new(0),
         budget: options.budget,
+        stopped: Mutex::new(None),
+        stopping: AtomicBool::new(false),
     };
-    for slot in 0..resident as usize {
-        run.place(slot);
+    while programs.len() < workers as usize {
+        let copy = programs[0].clone();
+        programs.push(copy);
     }
-    let mut picker = Picker::new(options.schedule);
-    while !run.runnable.is_empty() {
-        let (at, slice) = picker.next(&run.runnable);
-        let (slot, wave) = run.runnable[at];
-        match run.turn(slot as usize, wave as usize, slice)? {
-            Turn::Sliced => {}
-            Turn::Barrier => {
-                run.runnable.swap_remove(at);
-                run.slots[slot as usize].running -= 1;
-                if options.checks.barriers {
-                    run.check_barrier(slot as usize)?;
+    let mut crew: Vec<Worker<'_, I>> = programs
+        .iter_mut()
+        .zip(sets)
+        .map(|(p, slots)| Worker::new(&shared, p, slots))
+        .collect();
+    // The first workgroups go to the slots in order, as a serial run places them.
+    for index in 0..resident {
+        crew[(index % workers) as usize].place((index / workers) as usize);
+    }
+    let mut crew = crew.into_iter();
+    let own = crew.next().expect("a dispatch has at least one worker");
+    let parts: Vec<(Vec<Slot>, Counters)> = match pool {
+        Some(pool) if workers > 1 => {
+            let mut helped: Vec<Option<(Vec<Slot>, Counters)>> =
+                (1..workers).map(|_| None).collect();
+            let own = pool.in_place_scope(|s| {
+                for ((worker, w), out) in crew.zip(1u32..).zip(helped.iter_mut()) {
+                    s.spawn(move |_| {
+                        *out = Some(worker.run(Picker::for_worker(options.schedule, w), &mut None));
+                    });
                 }
-                run.release_barrier(slot as usize);
-            }
-            Turn::Ended => {
-                run.runnable.swap_remove(at);
-                let s = &mut run.slots[slot as usize];
-                s.running -= 1;
-                s.done += 1;
-                if s.done == launch.waves_per_group {
-                    run.finished += 1;
-                    run.place(slot as usize);
-                } else {
-                    if options.checks.barriers {
-                        run.check_barrier(slot as usize)?;
-                    }
-                    run.release_barrier(slot as usize);
-                }
-            }
-            Turn::OutOfBudget => return Err(run.budget_exceeded()),
+                own.run(Picker::new(options.schedule), trace)
+            });
+            std::iter::once(own)
+                .chain(helped.into_iter().flatten())
+                .collect()
+        }
+        _ => vec![own.run(Picker::new(options.schedule), trace)],
+    };
+    let mut counters = Counters {
+        lds_bytes_per_workgroup: launch.lds_size,
+        ..Counters::default()
+    };
+    for (_, c) in &parts {
+        counters += c;
+    }
+    match shared
+        .stopped
+        .into_inner()
+        .unwrap_or_else(|p| p.into_inner())
+    {
+        None => Ok(counters),
+        Some(Stop::Fault(e)) => Err(e),
+        Some(Stop::OutOfBudget) => {
+            let mut slots: Vec<&Slot> = parts.iter().flat_map(|(s, _)| s).collect();
+            slots.sort_by_key(|s| [s.group[2], s.group[1], s.group[0]]);
+            let finished = shared.finished.load(Ordering::Relaxed);
+            Err(budget_exceeded(
+                target,
+                &mut programs[0],
+                d,
+                launch,
+                &slots,
+                options.budget,
+                finished,
+            ))
         }
     }
-    Ok(run.counters)
 }
 
-impl<I: Isa> Run<'_, '_, I> {
+impl<'a, I: Isa> Worker<'a, I> {
+    fn new(shared: &'a Shared<'a>, program: &'a mut Program<I>, slots: Vec<Slot>) -> Self {
+        Worker {
+            shared,
+            program,
+            counters: Counters::default(),
+            slots,
+            runnable: Vec::new(),
+        }
+    }
+
+    /// Runs the worker's slots (their first workgroups placed) until the grid has no workgroup
+    /// left for them or the dispatch stops; returns the slots and the counters.
+    fn run(mut self, picker: Picker, trace: &mut Trace<'_>) -> (Vec<Slot>, Counters) {
+        if let Err(why) = self.run_slots(picker, trace) {
+            self.shared.stop(why);
+        }
+        (self.slots, self.counters)
+    }
+
+    fn run_slots(&mut self, mut picker: Picker, trace: &mut Trace<'_>) -> Result<(), Stop> {
+        let checks = self.shared.checks;
+        let waves_per_group = self.shared.launch.waves_per_group;
+        while !self.runnable.is_empty() {
+            if self.shared.stopping.load(Ordering::Relaxed) {
+                return Ok(());
+            }
+            let (at, slice) = picker.next(&self.runnable);
+            let (slot, wave) = self.runnable[at];
+            let slot = slot as usize;
+            match self
+                .turn(slot, wave as usize, slice, trace)
+                .map_err(Stop::Fault)?
+            {
+                Turn::Sliced => {}
+                Turn::Barrier => {
+                    self.runnable.swap_remove(at);
+                    self.slots[slot].running -= 1;
+                    if checks.barriers {
+                        self.check_barrier(slot).map_err(Stop::Fault)?;
+                    }
+                    self.release_barrier(slot);
+                }
+                Turn::Ended => {
+                    self.runnable.swap_remove(at);
+                    let s = &mut self.slots[slot];
+                    s.running -= 1;
+                    s.done += 1;
+                    if s.done == waves_per_group {
+                        self.shared.finished.fetch_add(1, Ordering::Relaxed);
+                        self.place(slot);
+                    } else {
+                        if checks.barriers {
+                            self.check_barrier(slot).map_err(Stop::Fault)?;
+                        }
+                        self.release_barrier(slot);
+                    }
+                }
+                Turn::OutOfBudget => return Err(Stop::OutOfBudget),
+            }
+        }
+        Ok(())
+    }
+
     /// Starts the next workgroup of the grid, if any, in `slot`.
     fn place(&mut self, slot: usize) {
-        if self.next_group >= self.workgroups {
+        let sh = self.shared;
+        if sh.next_group.load(Ordering::Relaxed) >= sh.workgroups {
             return;
         }
-        let [gx, gy, _] = self.d.grid.map(u64::from);
-        let id = self.next_group;
+        let id = sh.next_group.fetch_add(1, Ordering::Relaxed);
+        if id >= sh.workgroups {
+            return;
+        }
+        let [gx, gy, _] = sh.d.grid.map(u64::from);
         let group = [id % gx, id / gx % gy, id / (gx * gy)].map(|c| c as u32);
-        self.next_group += 1;
-        let waves_per_group = self.launch.waves_per_group;
+        let waves_per_group = sh.launch.waves_per_group;
         let s = &mut self.slots[slot];
         s.group = group;
         s.lds.reset();
         for (k, w) in s.waves.iter_mut().enumerate() {
-            w.lanes = self.launch.wave.lanes();
-            let scratch_wave = slot as u32 * waves_per_group + k as u32;
-            I::initialize(
-                w,
-                self.target,
-                self.d,
-                self.launch,
-                group,
-                k as u32,
-                scratch_wave,
-            );
+            w.lanes = sh.launch.wave.lanes();
+            let scratch_wave = s.index * waves_per_group + k as u32;
+            I::initialize(w, sh.target, sh.d, sh.launch, group, k as u32, scratch_wave);
             self.runnable.push((slot as u32, k as u32));
         }
         s.running = waves_per_group;
@@ -204,13 +334,14 @@ impl<I: Isa> Run<'_, '_, I> {
         if waiting.iter().all(|&(_, other)| other == pc) {
             return Ok(());
         }
+        let (target, wave_size) = (self.shared.target, self.shared.launch.wave);
         let instruction = self
             .program
-            .index_of(pc, self.launch.wave)
-            .map(|i| I::disassemble(self.target, self.program.instruction(self.launch.wave, i)))
+            .index_of(pc, wave_size)
+            .map(|i| I::disassemble(target, self.program.instruction(wave_size, i)))
             .unwrap_or_default();
         Err(EmuError::Execution {
-            kernel: self.d.kernel_name.to_string(),
+            kernel: self.shared.d.kernel_name.to_string(),
             workgroup: s.group,
             wave,
             pc,
@@ -240,43 +371,69 @@ impl<I: Isa> Run<'_, '_, I> {
         }
     }
 
-    /// Runs wave `k` of `slot` for at most `slice` instructions.
-    fn turn(&mut self, slot: usize, k: usize, slice: u32) -> Result<Turn, EmuError> {
+    /// Runs wave `k` of `slot` for at most `slice` instructions, and fewer if the budget has
+    /// fewer left.
+    fn turn(
+        &mut self,
+        slot: usize,
+        k: usize,
+        slice: u32,
+        trace: &mut Trace<'_>,
+    ) -> Result<Turn, EmuError> {
+        let sh = self.shared;
+        let used = sh.executed.load(Ordering::Relaxed);
+        if used >= sh.budget {
+            return Ok(Turn::OutOfBudget);
+        }
+        let allowed = u32::try_from(sh.budget - used).map_or(slice, |left| slice.min(left));
+        let mut ran = 0;
+        let turn = self.run_slice(slot, k, allowed, &mut ran, trace);
+        sh.executed.fetch_add(ran, Ordering::Relaxed);
+        turn
+    }
+
+    /// Runs at most `slice` instructions of wave `k` of `slot`, counting them in `ran`.
+    fn run_slice(
+        &mut self,
+        slot: usize,
+        k: usize,
+        slice: u32,
+        ran: &mut u64,
+        trace: &mut Trace<'_>,
+    ) -> Result<Turn, EmuError> {
+        let sh = self.shared;
         let s = &mut self.slots[slot];
         let group = s.group;
         let w = &mut s.waves[k];
-        let wave_size = self.launch.wave;
+        let wave_size = sh.launch.wave;
         let mut ctx = Ctx {
-            target: self.target,
-            mem: self.mem,
+            target: sh.target,
+            mem: sh.mem,
             lds: &mut s.lds,
             wave_index: k as u32,
             pc: 0,
             counters: &mut self.counters,
-            scratch: self.launch.scratch,
+            scratch: sh.launch.scratch,
         };
         for _ in 0..slice {
             let pc = w.pc;
             ctx.pc = pc;
             let fail = |fault: Fault, text: String| EmuError::Execution {
-                kernel: self.d.kernel_name.to_string(),
+                kernel: sh.d.kernel_name.to_string(),
                 workgroup: group,
                 wave: k as u32,
                 pc,
                 instruction: text,
                 fault,
             };
-            if self.executed >= self.budget {
-                return Ok(Turn::OutOfBudget);
-            }
-            self.executed += 1;
+            *ran += 1;
             let index = self
                 .program
                 .index_of(pc, wave_size)
                 .map_err(|f| fail(f, String::new()))?;
             w.hold(self.program.rows(wave_size, index));
             let inst = self.program.instruction(wave_size, index);
-            if let Some(t) = self.trace.as_mut() {
+            if let Some(t) = trace.as_mut() {
                 t(&TraceEvent {
                     workgroup: group,
                     wave: k as u32,
@@ -286,7 +443,7 @@ impl<I: Isa> Run<'_, '_, I> {
                 });
             }
             let flow = I::execute(&mut ctx, w, inst)
-                .map_err(|f| fail(f, I::disassemble(self.target, inst)))?;
+                .map_err(|f| fail(f, I::disassemble(sh.target, inst)))?;
             match flow {
                 Flow::Next => w.pc = pc + u64::from(I::len(inst)),
                 Flow::Jump(target) => w.pc = target,
@@ -303,42 +460,45 @@ impl<I: Isa> Run<'_, '_, I> {
         }
         Ok(Turn::Sliced)
     }
+}
 
-    /// The budget error: where each wave of every resident, unfinished workgroup stood.
-    fn budget_exceeded(&mut self) -> EmuError {
-        let (target, wave_size) = (self.target, self.launch.wave);
-        let mut waves = Vec::new();
-        for s in self
-            .slots
-            .iter()
-            .filter(|s| s.done < self.launch.waves_per_group)
-        {
-            for (k, w) in s.waves.iter().enumerate() {
-                let instruction = self
-                    .program
-                    .index_of(w.pc, wave_size)
-                    .map(|index| I::disassemble(target, self.program.instruction(wave_size, index)))
-                    .unwrap_or_default();
-                let status = match w.state {
-                    State::Running => WaveStatus::Running,
-                    State::Barrier => WaveStatus::AtBarrier,
-                    State::Done => WaveStatus::Done,
-                };
-                waves.push(WaveSnapshot {
-                    workgroup: s.group,
-                    wave: k as u32,
-                    pc: w.pc,
-                    instruction,
-                    status,
-                });
-            }
+/// The budget error: where each wave of every resident, unfinished workgroup stood.
+fn budget_exceeded<I: Isa>(
+    target: Target,
+    program: &mut Program<I>,
+    d: &Dispatch<'_>,
+    launch: &LaunchState,
+    slots: &[&Slot],
+    budget: u64,
+    finished: u64,
+) -> EmuError {
+    let wave_size = launch.wave;
+    let mut waves = Vec::new();
+    for s in slots.iter().filter(|s| s.done < launch.waves_per_group) {
+        for (k, w) in s.waves.iter().enumerate() {
+            let instruction = program
+                .index_of(w.pc, wave_size)
+                .map(|index| I::disassemble(target, program.instruction(wave_size, index)))
+                .unwrap_or_default();
+            let status = match w.state {
+                State::Running => WaveStatus::Running,
+                State::Barrier => WaveStatus::AtBarrier,
+                State::Done => WaveStatus::Done,
+            };
+            waves.push(WaveSnapshot {
+                workgroup: s.group,
+                wave: k as u32,
+                pc: w.pc,
+                instruction,
+                status,
+            });
         }
-        EmuError::BudgetExceeded {
-            kernel: self.d.kernel_name.to_string(),
-            budget: self.budget,
-            finished_workgroups: self.finished,
-            workgroups: self.workgroups,
-            waves,
-        }
+    }
+    EmuError::BudgetExceeded {
+        kernel: d.kernel_name.to_string(),
+        budget,
+        finished_workgroups: finished,
+        workgroups: d.grid.iter().map(|&n| u64::from(n)).product(),
+        waves,
     }
 }

@@ -10,7 +10,8 @@ use std::str::FromStr;
 /// no program may rely on. [`Schedule::Random`] models that: every workgroup that fits is
 /// resident, and a generator seeded with `seed` picks the next wave and how long it runs, so a
 /// kernel that depends on an order it was not promised gives different results under different
-/// seeds, while one run is repeatable. [`Schedule::InOrder`] is the kindest order there is: one
+/// seeds, while a run on one host thread (`Gpu::set_threads`) is repeatable. On more threads
+/// each draws from a seed of its own and the threads' interleaving adds to the schedule's. [`Schedule::InOrder`] is the kindest order there is: one
 /// workgroup at a time, in id order.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Schedule {
@@ -104,9 +105,17 @@ pub(crate) enum Picker {
 impl Picker {
     /// The picker of `schedule`.
     pub fn new(schedule: Schedule) -> Picker {
+        Picker::for_worker(schedule, 0)
+    }
+
+    /// The picker of `schedule` for the dispatch's worker thread `worker`: worker 0 draws from
+    /// the schedule's seed, each other worker from a seed of its own.
+    pub fn for_worker(schedule: Schedule, worker: u32) -> Picker {
         match schedule {
             Schedule::InOrder => Picker::RoundRobin { last: None },
-            Schedule::Random { seed } => Picker::Random(fastrand::Rng::with_seed(seed)),
+            Schedule::Random { seed } => Picker::Random(fastrand::Rng::with_seed(
+                seed ^ u64::from(worker).wrapping_mul(0x9E37_79B9_7F4A_7C15),
+            )),
         }
     }
 
@@ -180,6 +189,12 @@ mod tests {
         };
         assert_eq!(picks(7), picks(7));
         assert_ne!(picks(7), picks(8));
+        let worker = |w| {
+            let mut p = Picker::for_worker(Schedule::Random { seed: 7 }, w);
+            (0..64).map(|_| p.next(&runnable)).collect::<Vec<_>>()
+        };
+        assert_eq!(worker(0), picks(7));
+        assert_ne!(worker(1), picks(7));
         assert!(
             picks(7)
                 .iter()

@@ -644,11 +644,11 @@ pub(crate) fn smem(ctx: &mut Ctx<'_>, w: &mut Wave, i: &Instruction) -> Result<F
                 Some(num) if off.saturating_add(4) > num => 0,
                 _ => {
                     let a = address.wrapping_add(u64::from(k) * 4);
-                    let b = ctx
-                        .mem
-                        .kernel_slice(a, 4)
+                    let mut b = [0u8; 4];
+                    ctx.mem
+                        .kernel_read(a, &mut b)
                         .map_err(|e| Fault::from_memory(e, a, 4, false))?;
-                    u32::from_le_bytes([b[0], b[1], b[2], b[3]])
+                    u32::from_le_bytes(b)
                 }
             };
             w.sgpr[usize::from(r) + k as usize] = v;
@@ -732,16 +732,9 @@ fn scalar_atomic(
     if matches!(buffer_range, Some((num, rel)) if rel.saturating_add(u64::from(bytes)) > num) {
         return Ok(Flow::Next);
     }
-    let mut old = [0u8; 8];
-    old[..bytes as usize].copy_from_slice(
-        ctx.mem
-            .kernel_slice(address, u64::from(bytes))
-            .map_err(|e| Fault::from_memory(e, address, bytes, false))?,
-    );
-    let old = u64::from_le_bytes(old);
-    let new = rmw(op, bytes, old, data, cmp);
-    ctx.mem
-        .kernel_write(address, &new.to_le_bytes()[..bytes as usize])
+    let old = ctx
+        .mem
+        .kernel_update(address, bytes, |old| rmw(op, bytes, old, data, cmp))
         .map_err(|e| Fault::from_memory(e, address, bytes, true))?;
     ctx.counters.scalar_read(u64::from(bytes));
     ctx.counters.global_bytes_written += u64::from(bytes);

@@ -403,11 +403,8 @@ pub(crate) fn execute(ctx: &mut Ctx<'_>, w: &mut Wave, i: &Instruction) -> Resul
                 } else {
                     (data[0][l], 0)
                 };
-                let mut buf = [0u8; 8];
-                read_bytes(ctx, place, l, &mut buf[..bytes as usize])?;
-                let old = u64::from_le_bytes(buf);
-                let new = rmw(op, bytes, old, value, cmp);
-                write_bytes(ctx, place, l, &new.to_le_bytes()[..bytes as usize])?;
+                let old =
+                    update_bytes(ctx, place, l, bytes, |old| rmw(op, bytes, old, value, cmp))?;
                 out[l] = [old as u32, (old >> 32) as u32, 0, 0];
             }
             Access::Nop => {}
@@ -685,13 +682,10 @@ pub(crate) fn read_bytes(
 ) -> Result<(), Fault> {
     match place {
         Place::Discard => out.fill(0),
-        Place::Global(a) => {
-            let s = ctx
-                .mem
-                .kernel_slice(a, out.len() as u64)
-                .map_err(|e| Fault::from_memory(e, a, out.len() as u32, false))?;
-            out.copy_from_slice(s);
-        }
+        Place::Global(a) => ctx
+            .mem
+            .kernel_read(a, out)
+            .map_err(|e| Fault::from_memory(e, a, out.len() as u32, false))?,
         Place::Lds(o) => {
             let s = lds_range(ctx, o, out.len())?;
             out.copy_from_slice(ctx.lds_read(s, lane)?);
@@ -700,11 +694,13 @@ pub(crate) fn read_bytes(
             check_scratch(ctx, offset, out.len())?;
             for (k, b) in out.iter_mut().enumerate() {
                 let a = scratch_address(base, offset + k as u64, lane);
-                *b = ctx.mem.slice(a, 1).map_err(|_| Fault::Memory {
-                    address: a,
-                    bytes: 1,
-                    write: false,
-                })?[0];
+                ctx.mem
+                    .read(a, std::slice::from_mut(b))
+                    .map_err(|_| Fault::Memory {
+                        address: a,
+                        bytes: 1,
+                        write: false,
+                    })?;
             }
         }
     }
@@ -738,6 +734,33 @@ pub(crate) fn write_bytes(
         }
     }
     Ok(())
+}
+
+/// The read-modify-write of an atomic: the `bytes` (at most 8) at `place` become `update` of
+/// their little-endian value, atomically against the other waves. Returns the old value.
+pub(crate) fn update_bytes(
+    ctx: &mut Ctx<'_>,
+    place: Place,
+    lane: usize,
+    bytes: u32,
+    update: impl FnOnce(u64) -> u64,
+) -> Result<u64, Fault> {
+    if let Place::Global(a) = place {
+        return ctx
+            .mem
+            .kernel_update(a, bytes, update)
+            .map_err(|e| Fault::from_memory(e, a, bytes, true));
+    }
+    let mut buf = [0u8; 8];
+    read_bytes(ctx, place, lane, &mut buf[..bytes as usize])?;
+    let old = u64::from_le_bytes(buf);
+    write_bytes(
+        ctx,
+        place,
+        lane,
+        &update(old).to_le_bytes()[..bytes as usize],
+    )?;
+    Ok(old)
 }
 
 fn lds_range(ctx: &Ctx<'_>, offset: u64, len: usize) -> Result<std::ops::Range<usize>, Fault> {

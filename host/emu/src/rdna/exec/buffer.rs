@@ -40,7 +40,8 @@ use crate::counters::InstructionClass;
 use crate::error::Fault;
 use crate::gfx9::exec::valu::read_operand;
 use crate::gfx9::exec::vmem::{
-    Access, D16, Place, Rmw, access_of, read_bytes, read_wide, rmw, write_bytes, write_result,
+    Access, D16, Place, Rmw, access_of, read_bytes, read_wide, rmw, update_bytes, write_bytes,
+    write_result,
 };
 use crate::machine::{Ctx, Wave};
 use crate::target::Target;
@@ -289,11 +290,7 @@ pub(crate) fn execute(ctx: &mut Ctx<'_>, w: &mut Wave, i: &Instruction) -> Resul
                     (Rmw::CmpSwap, _) => (data[0][l] & 0xffff_ffff, data[0][l] >> 32),
                     _ => (data[0][l], 0),
                 };
-                let mut buf = [0u8; 8];
-                read_bytes(ctx, at, l, &mut buf[..bytes as usize])?;
-                let old = u64::from_le_bytes(buf);
-                let new = rmw(op, bytes, old, value, cmp);
-                write_bytes(ctx, at, l, &new.to_le_bytes()[..bytes as usize])?;
+                let old = update_bytes(ctx, at, l, bytes, |old| rmw(op, bytes, old, value, cmp))?;
                 out[l] = [old as u32, (old >> 32) as u32, 0, 0];
                 moved += payload;
             }

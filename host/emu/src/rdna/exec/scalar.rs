@@ -240,11 +240,9 @@ pub(crate) fn smem(ctx: &mut Ctx<'_>, w: &mut Wave, i: &Instruction) -> Result<F
             _ => {
                 let a = base.wrapping_add(rel);
                 let mut buf = [0u8; 4];
-                buf[..bytes as usize].copy_from_slice(
-                    ctx.mem
-                        .kernel_slice(a, u64::from(bytes))
-                        .map_err(|e| Fault::from_memory(e, a, bytes, false))?,
-                );
+                ctx.mem
+                    .kernel_read(a, &mut buf[..bytes as usize])
+                    .map_err(|e| Fault::from_memory(e, a, bytes, false))?;
                 match (bytes, signed) {
                     (1, true) => buf[0] as i8 as i32 as u32,
                     (2, true) => i16::from_le_bytes([buf[0], buf[1]]) as i32 as u32,

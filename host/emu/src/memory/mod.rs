@@ -7,6 +7,9 @@
 //! buffers, and a kernel's global accesses may read the first three but write none of them, and
 //! reach scratch only through its private aperture.
 
+mod shared;
+
+pub(crate) use shared::SharedMemory;
 use std::cell::Cell;
 use thiserror::Error;
 
@@ -224,33 +227,13 @@ impl DeviceMemory {
         Ok(&mut a.bytes[off..off + len as usize])
     }
 
-    /// A kernel's global read of `[address, address + len)`: inside one allocation it may read.
-    pub fn kernel_slice(&self, address: u64, len: u64) -> Result<&[u8], MemoryError> {
-        let i = self.find(address, len)?;
-        if let Access::Hidden(what) = self.allocations[i].access {
-            return Err(MemoryError::Protected {
-                address,
-                len,
-                write: false,
-                what,
-            });
-        }
-        self.slice(address, len)
-    }
-
-    /// A kernel's global write of `data` at `address`: inside one allocation it may write.
-    pub fn kernel_write(&mut self, address: u64, data: &[u8]) -> Result<(), MemoryError> {
-        let len = data.len() as u64;
-        let i = self.find(address, len)?;
-        if let Access::ReadOnly(what) | Access::Hidden(what) = self.allocations[i].access {
-            return Err(MemoryError::Protected {
-                address,
-                len,
-                write: true,
-                what,
-            });
-        }
-        self.write(address, data)
+    /// The view a dispatch's waves share while it runs (no allocation comes or goes meanwhile).
+    pub(crate) fn shared(&mut self) -> SharedMemory<'_> {
+        SharedMemory::new(
+            self.allocations
+                .iter_mut()
+                .map(|a| (a.base, a.bytes.as_mut_slice(), a.access)),
+        )
     }
 
     /// Reads a little-endian value of `N` bytes.
@@ -305,9 +288,12 @@ mod tests {
         m.write(kernarg, &[1, 2, 3, 4]).unwrap();
         m.write(scratch, &[5]).unwrap();
         // A kernel reads the kernarg segment, writes no protected region, and reads no hidden one.
-        assert_eq!(m.kernel_slice(kernarg, 4).unwrap(), &[1, 2, 3, 4]);
+        let view = m.shared();
+        let mut four = [0u8; 4];
+        view.kernel_read(kernarg, &mut four).unwrap();
+        assert_eq!(four, [1, 2, 3, 4]);
         assert_eq!(
-            m.kernel_write(kernarg, &[0]),
+            view.kernel_write(kernarg, &[0]),
             Err(MemoryError::Protected {
                 address: kernarg,
                 len: 1,
@@ -316,25 +302,32 @@ mod tests {
             })
         );
         assert!(matches!(
-            m.kernel_slice(scratch, 1),
+            view.kernel_read(scratch, &mut four),
             Err(MemoryError::Protected { write: false, .. })
         ));
         assert!(matches!(
-            m.kernel_write(scratch + 8, &[0; 8]),
+            view.kernel_write(scratch + 8, &[0; 8]),
+            Err(MemoryError::Protected { write: true, .. })
+        ));
+        assert!(matches!(
+            view.kernel_update(kernarg, 4, |v| v),
             Err(MemoryError::Protected { write: true, .. })
         ));
         // Buffers placed before and after the internal ones are all found.
-        m.kernel_write(buffer, &[9; 64]).unwrap();
-        m.kernel_write(later, &[8; 64]).unwrap();
-        assert_eq!(m.kernel_slice(buffer + 63, 1).unwrap(), &[9]);
-        assert_eq!(m.kernel_slice(later, 1).unwrap(), &[8]);
+        view.kernel_write(buffer, &[9; 64]).unwrap();
+        view.kernel_write(later, &[8; 64]).unwrap();
+        let mut one = [0u8; 1];
+        view.kernel_read(buffer + 63, &mut one).unwrap();
+        assert_eq!(one, [9]);
         assert!(matches!(
-            m.kernel_slice(kernarg + 64, 1),
+            view.kernel_read(kernarg + 64, &mut one),
             Err(MemoryError::OutOfBounds { .. })
         ));
         m.free(kernarg).unwrap();
-        assert!(m.kernel_slice(kernarg, 1).is_err());
-        assert_eq!(m.kernel_slice(later, 1).unwrap(), &[8]);
+        let view = m.shared();
+        assert!(view.kernel_read(kernarg, &mut one).is_err());
+        view.kernel_read(later, &mut one).unwrap();
+        assert_eq!(one, [8]);
     }
 
     #[test]
