@@ -42,6 +42,11 @@ const MAX_CODE_OBJECT_SPAN: u64 = 1 << 30;
 /// again under other interleavings without changing its code.
 pub const SCHEDULE_VARIABLE: &str = "IRON_EMU_SCHEDULE";
 
+/// The environment variable that sets how many host threads every emulator a process creates
+/// runs a dispatch on (a positive number; by default one per host core, see
+/// [`Emulator::set_threads`]).
+pub const THREADS_VARIABLE: &str = "IRON_EMU_THREADS";
+
 /// Where a traced dispatch sends its lines.
 pub type TraceSink = Box<dyn FnMut(&str) + Send>;
 
@@ -93,14 +98,17 @@ impl Emulator {
         if let Some(schedule) = schedule_from(std::env::var_os(SCHEDULE_VARIABLE))? {
             emulator.set_schedule(schedule);
         }
+        if let Some(threads) = threads_from(std::env::var_os(THREADS_VARIABLE))? {
+            emulator.set_threads(threads);
+        }
         Ok(emulator)
     }
 
     /// Sets how the following dispatches interleave their waves. By default (and as
     /// [`SCHEDULE_VARIABLE`] may set it for every emulator) every workgroup that fits on the
     /// device is resident and a seeded generator picks the waves: a kernel that relies on an
-    /// order nothing promised it then fails here as on hardware, and the same seed repeats the
-    /// same run.
+    /// order nothing promised it then fails here as on hardware, and on one host thread
+    /// ([`Emulator::set_threads`]) the same seed repeats the same run.
     ///
     /// # Example
     /// ```
@@ -130,6 +138,30 @@ impl Emulator {
     /// ```
     pub fn set_checks(&self, checks: Checks) {
         self.backend.lock().gpu.set_checks(checks);
+    }
+
+    /// Sets how many host threads run each following dispatch (by default, and as
+    /// [`THREADS_VARIABLE`] may set it, one per host core; 0 counts as 1). The resident
+    /// workgroups are shared out among them, so a large grid runs faster; a kernel free of races
+    /// gives the same results on any number, and a racy one may vary from run to run on more
+    /// than one.
+    ///
+    /// # Example
+    /// ```
+    /// use iron::emulator::Emulator;
+    ///
+    /// let emulator = Emulator::new("gfx950")?;
+    /// emulator.set_threads(1);
+    /// assert_eq!(emulator.threads(), 1);
+    /// # Ok::<(), iron::DeviceError>(())
+    /// ```
+    pub fn set_threads(&self, threads: u32) {
+        self.backend.lock().gpu.set_threads(threads);
+    }
+
+    /// The host threads each dispatch may run on.
+    pub fn threads(&self) -> u32 {
+        self.backend.lock().gpu.threads()
     }
 
     /// The schedule the following dispatches run under.
@@ -179,6 +211,18 @@ fn schedule_from(value: Option<std::ffi::OsString>) -> Result<Option<Schedule>, 
     text.parse()
         .map(Some)
         .map_err(|e| BackendError::NoDevice(format!("{SCHEDULE_VARIABLE}={text}: {e}")))
+}
+
+/// The thread count [`THREADS_VARIABLE`]'s value names, if it is set.
+fn threads_from(value: Option<std::ffi::OsString>) -> Result<Option<u32>, BackendError> {
+    let Some(value) = value else { return Ok(None) };
+    let text = value.to_string_lossy();
+    match text.parse::<u32>() {
+        Ok(n) if n > 0 => Ok(Some(n)),
+        _ => Err(BackendError::NoDevice(format!(
+            "{THREADS_VARIABLE}={text}: expected a positive number of host threads"
+        ))),
+    }
 }
 
 /// A code object placed in the emulator's memory.
@@ -733,6 +777,19 @@ mod tests {
             "IRON_EMU_SCHEDULE=sometimes: unknown schedule `sometimes`: expected `in-order`, \
              `random` or `random:SEED` (SEED a decimal or 0x-prefixed hexadecimal 64-bit number)"
         );
+    }
+
+    #[test]
+    fn the_threads_variable_names_a_positive_count_or_is_an_error() {
+        assert_eq!(threads_from(None), Ok(None));
+        assert_eq!(threads_from(Some("3".into())), Ok(Some(3)));
+        for bad in ["0", "-1", "two", ""] {
+            let e = threads_from(Some(bad.into())).unwrap_err();
+            assert_eq!(
+                e.to_string(),
+                format!("IRON_EMU_THREADS={bad}: expected a positive number of host threads"),
+            );
+        }
     }
 
     #[test]

@@ -35,6 +35,8 @@ pub struct RunRequest {
     pub schedule: Option<iron_emu::Schedule>,
     /// The emulated device's compute units, when not the target's.
     pub compute_units: Option<u32>,
+    /// The host threads, when not one per core.
+    pub threads: Option<u32>,
     /// The sanitizer checks, when not all.
     pub checks: Option<iron_emu::Checks>,
     /// The explicit arguments, in order.
@@ -102,6 +104,12 @@ pub fn run(req: &RunRequest) -> Result<()> {
             bail!("--compute-units 0 would leave no room for a workgroup: give a positive number");
         }
         emulator.set_compute_units(compute_units);
+    }
+    if let Some(threads) = req.threads {
+        if threads == 0 {
+            bail!("--threads 0 would leave no thread to run the dispatch: give a positive number");
+        }
+        emulator.set_threads(threads);
     }
     if let Some(checks) = req.checks {
         emulator.set_checks(checks);

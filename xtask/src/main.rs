@@ -148,6 +148,10 @@ enum EmuCmd {
         /// largest product), which decide how many workgroups are resident at once.
         #[arg(long, value_name = "N")]
         compute_units: Option<u32>,
+        /// Host threads that run the dispatch (default: one per core; a traced run uses one).
+        /// With one, a `random` schedule repeats exactly.
+        #[arg(long, value_name = "N")]
+        threads: Option<u32>,
         /// Sanitizer checks: `all` (the default), `none`, or a comma-separated list of `race`
         /// (an LDS race between two waves of a workgroup is an error naming both), `sync`
         /// (waves of a workgroup waiting at different barriers is an error naming their PCs)
@@ -222,6 +226,7 @@ fn main() {
                         budget,
                         schedule,
                         compute_units,
+                        threads,
                         check,
                         args,
                     },
@@ -238,6 +243,7 @@ fn main() {
                 budget,
                 schedule,
                 compute_units,
+                threads,
                 checks: check,
                 args: args
                     .iter()

@@ -214,6 +214,10 @@ fn bad_input_is_one_clear_line() {
             "--compute-units 0 would leave no room for a workgroup",
         ),
         (
+            [&[co][..], &add, &["--threads", "0"]].concat(),
+            "--threads 0 would leave no thread to run the dispatch",
+        ),
+        (
             [
                 &[co][..],
                 &add,
