@@ -1,7 +1,7 @@
 //! Emulator throughput in wave-instructions per second on real kernels (the emulator's Rust
 //! test kernels for gfx950, `rust_kernels_gfx950.elf` in `IRON_EMU_TEST_OBJECTS`, which
 //! `cargo xtask bench` and `cargo xtask test` build): an integer loop, float math with
-//! transcendentals, and an LDS tree reduction.
+//! transcendentals, and an LDS tree reduction, each on one host thread and on one per core.
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use iron_emu::{CodeId, Dispatch, Gpu, KernelDescriptor, Target};
@@ -95,33 +95,36 @@ fn bench(c: &mut Criterion) {
         }
     };
     let mut k = load(&data);
-    let n = 65536u32;
+    // 64 workgroups of 256 work-items: 256 waves, enough for every host thread to have many.
+    let groups = 64u32;
+    let items = groups * 256;
+    let n = items * 16;
     let x = k.buffer(n as usize * 4, 3);
-    let out = k.buffer(4096 * 8, 0);
-    let loop_args = args(&[x, out], &[n, 4096]);
-    let per = k.run("loop_sum", &loop_args, 16, 0);
-    let mut g = c.benchmark_group("emulator");
-    g.throughput(Throughput::Elements(per));
-    g.bench_function("loop_sum (integer loop, 64 waves)", |b| {
-        b.iter(|| k.run("loop_sum", &loop_args, 16, 0))
-    });
-
-    let xf = k.buffer(4096 * 4, 0x3f);
-    let yf = k.buffer(4096 * 4, 0);
-    let fmath_args = args(&[xf, yf], &[4096]);
-    let per = k.run("fmath", &fmath_args, 16, 0);
-    g.throughput(Throughput::Elements(per));
-    g.bench_function("fmath (f32 transcendentals, 64 waves)", |b| {
-        b.iter(|| k.run("fmath", &fmath_args, 16, 0))
-    });
-
-    let red_out = k.buffer(16 * 4, 0);
+    let out = k.buffer(items as usize * 8, 0);
+    let loop_args = args(&[x, out], &[n, items]);
+    let xf = k.buffer(items as usize * 4, 0x3f);
+    let yf = k.buffer(items as usize * 4, 0);
+    let fmath_args = args(&[xf, yf], &[items]);
+    let red_out = k.buffer(groups as usize * 4, 0);
     let reduce_args = args(&[xf, red_out], &[]);
-    let per = k.run("lds_reduce", &reduce_args, 16, 1024);
-    g.throughput(Throughput::Elements(per));
-    g.bench_function("lds_reduce (LDS + barriers, 64 waves)", |b| {
-        b.iter(|| k.run("lds_reduce", &reduce_args, 16, 1024))
-    });
+    let cases: [(&str, &str, &[u8], u32); 3] = [
+        ("loop_sum", "integer loop", &loop_args, 0),
+        ("fmath", "f32 transcendentals", &fmath_args, 0),
+        ("lds_reduce", "LDS + barriers", &reduce_args, 1024),
+    ];
+    let cores = k.gpu.threads();
+    let mut g = c.benchmark_group("emulator");
+    for (name, what, args, lds) in cases {
+        let per = k.run(name, args, groups, lds);
+        g.throughput(Throughput::Elements(per));
+        for threads in [1, cores] {
+            k.gpu.set_threads(threads);
+            g.bench_function(
+                format!("{name} ({what}, 256 waves, {threads} threads)"),
+                |b| b.iter(|| k.run(name, args, groups, lds)),
+            );
+        }
+    }
     g.finish();
 }
 
