@@ -126,7 +126,8 @@ impl Emulator {
 
     /// Sets the sanitizer checks of the following dispatches (by default [`Checks::ALL`]: an
     /// LDS race between two waves of a workgroup, its waves waiting at different barriers, or
-    /// a read of LDS it never wrote is a launch error naming the waves).
+    /// a read of LDS, scratch or device memory never written is a launch error naming the
+    /// waves).
     ///
     /// # Example
     /// ```
@@ -373,6 +374,14 @@ fn fault_advice(fault: &Fault) -> &'static str {
         Fault::UninitializedLds { .. } => {
             "; write the LDS before reading it (hardware leaves what the last workgroup wrote)"
         }
+        Fault::UninitializedMemory { .. } => {
+            "; write the buffer (upload or fill it) before a kernel reads it: a new allocation \
+             holds whatever the memory held before"
+        }
+        Fault::UninitializedScratch { .. } => {
+            "; the kernel reads a private variable before writing it (hardware leaves what an \
+             earlier wave wrote)"
+        }
         Fault::DivergentBarrier(_) => {
             "; a barrier only some waves reach: move it out of the condition (hardware lets \
              the waves through, pairing barriers the code did not mean to pair)"
@@ -532,9 +541,13 @@ impl Backend for EmulatorBackend {
             .alloc(extent.max(1), 4096)
             .map_err(|e| fail(format!("cannot place {extent} bytes of code: {e}")))?;
         for seg in co.load_segments() {
+            // As the loader does: the file's bytes, then zeros to the segment's memory size
+            // (.bss), so that every byte of it counts as written.
+            let mut image = seg.bytes.clone();
+            image.resize(image.len().max(seg.mem_size as usize), 0);
             s.gpu
                 .memory_mut()
-                .write(base + seg.vaddr, &seg.bytes)
+                .write(base + seg.vaddr, &image)
                 .map_err(|e| fail(e.to_string()))?;
         }
         let code = s.gpu.load_code(&co.text().bytes, base + co.text().address);

@@ -56,6 +56,29 @@ pub enum Fault {
         /// The lane that reads it.
         lane: u32,
     },
+    /// A read of device memory that neither the host nor a kernel ever wrote (initcheck):
+    /// hardware gives whatever the memory held before it was allocated.
+    #[error(
+        "read of uninitialised device memory: {}reads {address:#x}, which neither the host nor a kernel has written",
+        .lane.map(|l| format!("lane {l} ")).unwrap_or_default()
+    )]
+    UninitializedMemory {
+        /// The first unwritten byte the access reads.
+        address: u64,
+        /// The lane that reads it (none for a scalar load).
+        lane: Option<u32>,
+    },
+    /// A read of private (scratch) memory the work-item never wrote (initcheck): hardware gives
+    /// what an earlier wave left there.
+    #[error(
+        "read of uninitialised scratch: lane {lane} reads private offset {offset:#x}, which the work-item has not written"
+    )]
+    UninitializedScratch {
+        /// Byte offset in the work-item's private segment.
+        offset: u64,
+        /// The lane that reads it.
+        lane: u32,
+    },
     /// The waves of a workgroup met at barriers at different PCs (synccheck): a barrier in
     /// code that only some waves run. Lists every waiting wave and the PC of its barrier.
     #[error("divergent barrier: the workgroup's waves wait at different barriers ({})",
@@ -138,6 +161,10 @@ impl Fault {
     /// The fault of a kernel's global or scalar access of `bytes` at `address` that memory refused.
     pub(crate) fn from_memory(e: MemoryError, address: u64, bytes: u32, write: bool) -> Fault {
         match e {
+            MemoryError::Unwritten { address } => Fault::UninitializedMemory {
+                address,
+                lane: None,
+            },
             MemoryError::Protected { what, .. } => Fault::Protected {
                 address,
                 bytes,

@@ -46,6 +46,7 @@ fn run(gfx: &str, lanes: u32, loads: u32, dynamic_lds: u32) -> Option<iron_emu::
     let mut k = AsmKernel::new(gfx, &lines)?;
     k.descriptor.group_segment_fixed_size = 512;
     let input = k.gpu.memory_mut().alloc(4096, 256).unwrap();
+    k.gpu.memory_mut().write(input, &[0; 4096]).unwrap();
     let output = k.gpu.memory_mut().alloc(4096, 256).unwrap();
     let kernarg = Args::default().ptr(output).ptr(input).0;
     let dispatch = iron_emu::Dispatch {

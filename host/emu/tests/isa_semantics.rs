@@ -579,7 +579,7 @@ fn run_with_lds(gfx: &str, body: &[&str], inputs: &[[u32; 64]; 3], lds: u32) -> 
     // The LDS tests start from the LDS the emulator clears for each workgroup (atomics and
     // appends on words nothing wrote), which the initcheck would stop.
     k.gpu.set_checks(Checks {
-        lds_init: false,
+        init: false,
         ..Checks::ALL
     });
     let input: Vec<u32> = inputs.iter().flatten().copied().collect();
@@ -629,6 +629,8 @@ fn global_atomics_return_old_values_only_with_glc() {
         k.gpu.memory_mut().write(pin, &bytes_of(&input[0])).unwrap();
         let pout = k.gpu.memory_mut().alloc(512, 256).unwrap();
         let pcell = k.gpu.memory_mut().alloc(16, 256).unwrap();
+        // The atomics' cell starts at zero, written as a kernel's memory must be before it is read.
+        k.gpu.memory_mut().write(pcell, &[0; 16]).unwrap();
         k.run(
             &Args::default().ptr(pout).ptr(pin).ptr(pcell).0,
             [1, 1, 1],

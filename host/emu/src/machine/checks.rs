@@ -13,9 +13,12 @@ pub struct Checks {
     /// synccheck: the waves of a workgroup meeting at barriers at different PCs is a fault
     /// ([`crate::Fault::DivergentBarrier`]). Hardware lets them through; the code is wrong.
     pub barriers: bool,
-    /// initcheck on LDS: reading an LDS dword the workgroup never wrote is a fault
-    /// ([`crate::Fault::UninitializedLds`]); hardware gives whatever the last workgroup left.
-    pub lds_init: bool,
+    /// initcheck: reading an LDS dword the workgroup never wrote
+    /// ([`crate::Fault::UninitializedLds`]), scratch the work-item never wrote
+    /// ([`crate::Fault::UninitializedScratch`]) or device memory neither the host nor a kernel
+    /// wrote ([`crate::Fault::UninitializedMemory`]) is a fault; hardware gives whatever was
+    /// there before.
+    pub init: bool,
 }
 
 impl Checks {
@@ -23,13 +26,13 @@ impl Checks {
     pub const ALL: Checks = Checks {
         lds_races: true,
         barriers: true,
-        lds_init: true,
+        init: true,
     };
     /// No check.
     pub const NONE: Checks = Checks {
         lds_races: false,
         barriers: false,
-        lds_init: false,
+        init: false,
     };
 }
 
@@ -48,7 +51,7 @@ impl fmt::Display for Checks {
         let names: Vec<&str> = [
             (self.lds_races, "race"),
             (self.barriers, "sync"),
-            (self.lds_init, "init"),
+            (self.init, "init"),
         ]
         .into_iter()
         .filter_map(|(on, name)| on.then_some(name))
@@ -70,7 +73,8 @@ impl fmt::Display for ChecksParseError {
         write!(
             f,
             "unknown check `{}`: expected `all`, `none`, or a comma-separated list of `race` \
-             (LDS racecheck), `sync` (barrier synccheck) and `init` (LDS initcheck)",
+             (LDS racecheck), `sync` (barrier synccheck) and `init` (initcheck of LDS, scratch and \
+             device memory)",
             self.0
         )
     }
@@ -93,7 +97,7 @@ impl FromStr for Checks {
             match name.trim() {
                 "race" => checks.lds_races = true,
                 "sync" => checks.barriers = true,
-                "init" => checks.lds_init = true,
+                "init" => checks.init = true,
                 other => return Err(ChecksParseError(other.to_string())),
             }
         }

@@ -58,7 +58,7 @@ pub(crate) struct Lds {
 impl Lds {
     /// `size` bytes of LDS, with the LDS checks of `checks`.
     pub fn new(size: usize, checks: Checks) -> Lds {
-        let shadowed = checks.lds_races || checks.lds_init;
+        let shadowed = checks.lds_races || checks.init;
         Lds {
             bytes: vec![0; size],
             shadow: if shadowed {
@@ -67,7 +67,7 @@ impl Lds {
                 Vec::new()
             },
             races: checks.lds_races,
-            init: checks.lds_init,
+            init: checks.init,
             epoch: 1,
         }
     }
@@ -252,7 +252,7 @@ mod tests {
     #[test]
     fn reading_a_dword_no_wave_wrote_is_an_initcheck_fault() {
         let init = Checks {
-            lds_init: true,
+            init: true,
             ..Checks::NONE
         };
         let mut lds = Lds::new(64, init);

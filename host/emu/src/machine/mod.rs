@@ -275,13 +275,17 @@ fn prepare(
         64,
         Access::ReadOnly("the dispatch's kernarg segment"),
     )?;
-    mem.write(kernarg_address, d.kernarg)?;
+    // The segment as the runtime fills it: the arguments, zeros after them.
+    let mut segment = d.kernarg.to_vec();
+    segment.resize(kernarg_len as usize, 0);
+    mem.write(kernarg_address, &segment)?;
     let packet_address = mem.alloc_internal(64, 64, Access::ReadOnly("the dispatch packet"))?;
     mem.write(
         packet_address,
         &dispatch_packet(d, kernarg_address, lds_size as u32),
     )?;
     let queue_address = mem.alloc_internal(256, 64, Access::ReadOnly("the dispatch's queue"))?;
+    mem.write(queue_address, &[0; 256])?;
     let per_lane = u64::from(desc.private_segment_fixed_size).div_ceil(4) * 4;
     if per_lane * u64::from(wave.lanes()) > MAX_SCRATCH_PER_WAVE {
         return Err(invalid(

@@ -142,7 +142,7 @@ pub(crate) fn run_groups<I: Isa>(
             done: 0,
         });
     }
-    let view = mem.shared();
+    let view = mem.shared(options.checks.init);
     let shared = Shared {
         target,
         d,
@@ -301,6 +301,12 @@ impl<'a, I: Isa> Worker<'a, I> {
         let s = &mut self.slots[slot];
         s.group = group;
         s.lds.reset();
+        let scratch = sh.launch.scratch;
+        if scratch.base != 0 {
+            let bytes = scratch.per_wave() * u64::from(waves_per_group);
+            sh.mem
+                .forget(scratch.base + u64::from(s.index) * bytes, bytes);
+        }
         for (k, w) in s.waves.iter_mut().enumerate() {
             w.lanes = sh.launch.wave.lanes();
             let scratch_wave = s.index * waves_per_group + k as u32;

@@ -8,6 +8,7 @@
 //! reach scratch only through its private aperture.
 
 mod shared;
+mod written;
 
 pub(crate) use shared::SharedMemory;
 use std::cell::Cell;
@@ -47,6 +48,12 @@ pub enum MemoryError {
         /// The requested size.
         size: u64,
     },
+    /// A read of a byte that neither the host nor a kernel ever wrote (initcheck).
+    #[error("the byte at {address:#x} was never written")]
+    Unwritten {
+        /// The first such byte of the access.
+        address: u64,
+    },
     /// A kernel's global access hit an allocation it may not access that way.
     #[error("{len} bytes at {address:#x} are {what}, which a kernel may not {verb}", verb = if *.write { "write" } else { "read" })]
     Protected {
@@ -75,6 +82,8 @@ pub enum Access {
 struct Allocation {
     base: u64,
     bytes: Vec<u8>,
+    /// Which bytes were ever written (initcheck's shadow).
+    written: Vec<std::sync::atomic::AtomicU64>,
     access: Access,
 }
 
@@ -146,6 +155,7 @@ impl DeviceMemory {
             Allocation {
                 base,
                 bytes: vec![0; len],
+                written: written::none(len),
                 access,
             },
         );
@@ -219,20 +229,24 @@ impl DeviceMemory {
         Ok(&a.bytes[off..off + len as usize])
     }
 
-    /// The bytes `[address, address + len)` for writing, which must lie in one allocation.
+    /// The bytes `[address, address + len)` for writing, which must lie in one allocation; they
+    /// count as written.
     pub fn slice_mut(&mut self, address: u64, len: u64) -> Result<&mut [u8], MemoryError> {
         let i = self.find(address, len)?;
         let a = &mut self.allocations[i];
         let off = (address - a.base) as usize;
+        written::mark(&a.written, off, len as usize);
         Ok(&mut a.bytes[off..off + len as usize])
     }
 
-    /// The view a dispatch's waves share while it runs (no allocation comes or goes meanwhile).
-    pub(crate) fn shared(&mut self) -> SharedMemory<'_> {
+    /// The view a dispatch's waves share while it runs (no allocation comes or goes meanwhile);
+    /// with `initcheck`, a read of bytes never written through it or by the host is an error.
+    pub(crate) fn shared(&mut self, initcheck: bool) -> SharedMemory<'_> {
         SharedMemory::new(
             self.allocations
                 .iter_mut()
-                .map(|a| (a.base, a.bytes.as_mut_slice(), a.access)),
+                .map(|a| (a.base, a.bytes.as_mut_slice(), &a.written[..], a.access)),
+            initcheck,
         )
     }
 
@@ -288,7 +302,7 @@ mod tests {
         m.write(kernarg, &[1, 2, 3, 4]).unwrap();
         m.write(scratch, &[5]).unwrap();
         // A kernel reads the kernarg segment, writes no protected region, and reads no hidden one.
-        let view = m.shared();
+        let view = m.shared(true);
         let mut four = [0u8; 4];
         view.kernel_read(kernarg, &mut four).unwrap();
         assert_eq!(four, [1, 2, 3, 4]);
@@ -324,7 +338,7 @@ mod tests {
             Err(MemoryError::OutOfBounds { .. })
         ));
         m.free(kernarg).unwrap();
-        let view = m.shared();
+        let view = m.shared(true);
         assert!(view.kernel_read(kernarg, &mut one).is_err());
         view.kernel_read(later, &mut one).unwrap();
         assert_eq!(one, [8]);

@@ -7,6 +7,7 @@ use super::valu::read_operand;
 use super::{Ctx, PRIVATE_APERTURE_HI, SHARED_APERTURE_HI, Wave};
 use crate::counters::InstructionClass;
 use crate::error::Fault;
+use crate::memory::MemoryError;
 use half::f16;
 use std::sync::OnceLock;
 
@@ -685,7 +686,7 @@ pub(crate) fn read_bytes(
         Place::Global(a) => ctx
             .mem
             .kernel_read(a, out)
-            .map_err(|e| Fault::from_memory(e, a, out.len() as u32, false))?,
+            .map_err(|e| global_fault(e, a, out.len() as u32, false, lane))?,
         Place::Lds(o) => {
             let s = lds_range(ctx, o, out.len())?;
             out.copy_from_slice(ctx.lds_read(s, lane)?);
@@ -696,10 +697,16 @@ pub(crate) fn read_bytes(
                 let a = scratch_address(base, offset + k as u64, lane);
                 ctx.mem
                     .read(a, std::slice::from_mut(b))
-                    .map_err(|_| Fault::Memory {
-                        address: a,
-                        bytes: 1,
-                        write: false,
+                    .map_err(|e| match e {
+                        MemoryError::Unwritten { .. } => Fault::UninitializedScratch {
+                            offset: offset + k as u64,
+                            lane: lane as u32,
+                        },
+                        _ => Fault::Memory {
+                            address: a,
+                            bytes: 1,
+                            write: false,
+                        },
                     })?;
             }
         }
@@ -749,7 +756,7 @@ pub(crate) fn update_bytes(
         return ctx
             .mem
             .kernel_update(a, bytes, update)
-            .map_err(|e| Fault::from_memory(e, a, bytes, true));
+            .map_err(|e| global_fault(e, a, bytes, true, lane));
     }
     let mut buf = [0u8; 8];
     read_bytes(ctx, place, lane, &mut buf[..bytes as usize])?;
@@ -761,6 +768,17 @@ pub(crate) fn update_bytes(
         &update(old).to_le_bytes()[..bytes as usize],
     )?;
     Ok(old)
+}
+
+/// The fault of `lane`'s global access of `bytes` at `address` that failed with `e`.
+fn global_fault(e: MemoryError, address: u64, bytes: u32, write: bool, lane: usize) -> Fault {
+    match e {
+        MemoryError::Unwritten { address } => Fault::UninitializedMemory {
+            address,
+            lane: Some(lane as u32),
+        },
+        e => Fault::from_memory(e, address, bytes, write),
+    }
 }
 
 fn lds_range(ctx: &Ctx<'_>, offset: u64, len: usize) -> Result<std::ops::Range<usize>, Fault> {
