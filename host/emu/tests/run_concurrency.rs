@@ -1,7 +1,8 @@
 //! The concurrency kernels on every CDNA and RDNA build, in HIP C++
 //! (`tests/data/src/hip_concurrency.hip`, built by clang-22) and, for the spins and the races, in
 //! Rust (`tests/data/rust`): spins that finish only when the workgroup they wait for is resident,
-//! a chained scan, races whose outcome depends on how waves interleave, and barriers. Each runs
+//! a chained scan, races whose outcome depends on how waves interleave, barriers, reads of
+//! memory never written (LDS, scratch, device memory) and a store one element past a buffer. Each runs
 //! under the in-order schedule (one workgroup at a time) and under seeded random schedules (every
 //! workgroup that fits resident), and gives what hardware could give under each, or the error of
 //! the check that finds it.
@@ -383,12 +384,135 @@ fn a_read_of_lds_no_wave_wrote_is_an_initcheck_error() {
             other => panic!("{}: expected an initcheck error: {other:?}", v.name),
         }
         k.gpu.set_checks(Checks {
-            lds_init: false,
+            init: false,
             ..Checks::ALL
         });
         assert_eq!(
             one_group(&mut k, "lds_read_uninitialised").unwrap(),
             [0; 256]
         );
+    }
+}
+
+/// Runs the copy of `len` u32 from `input` on one workgroup of 256 work-items: the HIP
+/// `global_read_uninitialised`, or the Rust `fmath`, which reads `x[i]` for `i < n`.
+fn copy_from(k: &mut Loaded, rust: bool, input: u64) -> Result<(), EmuError> {
+    let out = k.upload(&[0xee; 4 * 256]);
+    let (kernel, args) = if rust {
+        ("fmath", Args::default().ptr(input).ptr(out).u32(256).0)
+    } else {
+        (
+            "global_read_uninitialised",
+            Args::default().ptr(input).ptr(out).0,
+        )
+    };
+    k.launch(kernel, &args, [1, 1, 1], [256, 1, 1], 0)
+        .map(|_| ())
+}
+
+#[test]
+#[ignore = "needs the emulator's test kernels, built by `cargo xtask test`"]
+fn a_read_of_device_memory_nobody_wrote_is_an_initcheck_error() {
+    for (v, mut k) in hip_and_rust_builds() {
+        let rust = k.kernels.iter().any(|(name, ..)| name == "fmath");
+        for written in [0usize, 128] {
+            // A buffer the host allocated and wrote only the first `written` elements of.
+            let input = k.gpu.memory_mut().alloc(4 * 256, 256).unwrap();
+            k.gpu
+                .memory_mut()
+                .write(input, &vec![0x3f; 4 * written])
+                .unwrap();
+            match copy_from(&mut k, rust, input) {
+                Err(EmuError::Execution {
+                    fault: Fault::UninitializedMemory { address, lane },
+                    wave,
+                    ..
+                }) => {
+                    // The lane's own element, one the host did not write.
+                    let element = u64::from(wave) * v.lanes as u64 + u64::from(lane.unwrap());
+                    assert_eq!(address, input + 4 * element, "{}", v.name);
+                    assert!(element >= written as u64, "{}", v.name);
+                }
+                other => panic!("{}: expected an initcheck error: {other:?}", v.name),
+            }
+            // Written whole, the copy runs.
+            k.gpu.memory_mut().write(input, &[0x3f; 4 * 256]).unwrap();
+            copy_from(&mut k, rust, input).unwrap();
+        }
+        // Without the check a fresh allocation reads as zeros.
+        k.gpu.set_checks(Checks {
+            init: false,
+            ..Checks::ALL
+        });
+        let input = k.gpu.memory_mut().alloc(4 * 256, 256).unwrap();
+        copy_from(&mut k, rust, input).unwrap();
+    }
+}
+
+/// Runs `scratch_read_uninitialised` on one workgroup of 256 work-items, each writing the first
+/// `written` elements of its private array.
+fn private_reads(k: &mut Loaded, written: u32) -> Result<Vec<u32>, EmuError> {
+    let out = k.upload(&[0xee; 4 * 256]);
+    k.launch(
+        "scratch_read_uninitialised",
+        &Args::default().ptr(out).u32(written).0,
+        [1, 1, 1],
+        [256, 1, 1],
+        0,
+    )?;
+    Ok(from_bytes(&k.download(out, 4 * 256)))
+}
+
+#[test]
+#[ignore = "needs the emulator's test kernels, built by `cargo xtask test`"]
+fn a_read_of_scratch_the_work_item_never_wrote_is_an_initcheck_error() {
+    for (v, mut k) in builds() {
+        let expected: Vec<u32> = (0..256).map(|t| t % 64 + t).collect();
+        assert_eq!(private_reads(&mut k, 64).unwrap(), expected, "{}", v.name);
+        match private_reads(&mut k, 32) {
+            Err(EmuError::Execution {
+                fault: Fault::UninitializedScratch { offset, lane },
+                wave,
+                ..
+            }) => {
+                let t = wave * v.lanes as u32 + lane;
+                assert!(t % 64 >= 32, "{}: work-item {t} wrote its element", v.name);
+                assert!(offset < 4 * 64 + 64, "{}: offset {offset:#x}", v.name);
+            }
+            other => panic!("{}: expected an initcheck error: {other:?}", v.name),
+        }
+    }
+}
+
+#[test]
+#[ignore = "needs the emulator's test kernels, built by `cargo xtask test`"]
+fn a_store_one_element_past_a_buffer_faults_and_leaves_its_neighbour_alone() {
+    for (v, mut k) in hip_and_rust_builds() {
+        let rust = k.kernels.iter().any(|(name, ..)| name == "fmath");
+        let input = k.upload(&[0x3f; 4 * 256]);
+        // 256 work-items copy into 255 elements, with another buffer allocated right after.
+        let out = k.upload(&[0xee; 4 * 255]);
+        let neighbour = k.upload(&[0x55; 64]);
+        let (kernel, args) = if rust {
+            ("fmath", Args::default().ptr(input).ptr(out).u32(256).0)
+        } else {
+            (
+                "global_read_uninitialised",
+                Args::default().ptr(input).ptr(out).0,
+            )
+        };
+        match k.launch(kernel, &args, [1, 1, 1], [256, 1, 1], 0) {
+            Err(EmuError::Execution {
+                fault:
+                    Fault::Memory {
+                        address,
+                        write: true,
+                        ..
+                    },
+                ..
+            }) => assert_eq!(address, out + 4 * 255, "{}", v.name),
+            other => panic!("{}: expected a memory fault: {other:?}", v.name),
+        }
+        assert_eq!(k.download(neighbour, 64), [0x55; 64], "{}", v.name);
     }
 }

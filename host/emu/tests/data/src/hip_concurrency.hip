@@ -125,3 +125,17 @@ extern "C" __global__ void lds_read_uninitialised(u32* out) {
   volatile u32* s = never_written;
   out[tid()] = s[tid()];
 }
+
+// Copies `in`, which the host may never have written: on hardware, whatever the memory held.
+extern "C" __global__ void global_read_uninitialised(const u32* in, u32* out) {
+  out[tid()] = in[tid()];
+}
+
+// Fills the first `written` elements of a private array, then reads element tid % 64: a
+// work-item past `written` reads scratch it never wrote (on hardware, what an earlier wave left).
+extern "C" __global__ void scratch_read_uninitialised(u32* out, u32 written) {
+  volatile u32 priv[64];
+  u32 t = tid();
+  for (u32 k = 0; k < written; ++k) priv[k] = k + t;
+  out[t] = priv[t % 64];
+}
