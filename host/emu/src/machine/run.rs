@@ -81,8 +81,8 @@ struct Shared<'a> {
     /// Linear id (x fastest) of the next workgroup to place.
     next_group: AtomicU64,
     finished: AtomicU64,
-    /// Wave-instructions run so far, and how many may run.
-    executed: AtomicU64,
+    /// Wave-instructions the workers have claimed of the budget, and the budget.
+    claimed: AtomicU64,
     budget: u64,
     /// Why the dispatch stops, from the first worker that stopped it.
     stopped: Mutex<Option<Stop>>,
@@ -90,7 +90,21 @@ struct Shared<'a> {
     stopping: AtomicBool,
 }
 
+/// Wave-instructions a worker claims of the budget at a time, so that the workers rarely touch
+/// the shared count.
+const BUDGET_CLAIM: u64 = 1 << 14;
+
 impl Shared<'_> {
+    /// Claims up to [`BUDGET_CLAIM`] wave-instructions of the budget; 0 once it is spent.
+    fn claim(&self) -> u64 {
+        let share = |used: u64| BUDGET_CLAIM.min(self.budget - used);
+        self.claimed
+            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |used| {
+                (used < self.budget).then(|| used + share(used))
+            })
+            .map_or(0, share)
+    }
+
     /// Stops every worker; the first reason given is the dispatch's.
     fn stop(&self, why: Stop) {
         let mut stopped = self.stopped.lock().unwrap_or_else(|p| p.into_inner());
@@ -107,6 +121,8 @@ struct Worker<'a, I: Isa> {
     counters: Counters,
     slots: Vec<Slot>,
     runnable: Vec<WaveRef>,
+    /// Wave-instructions claimed of the budget and not yet run.
+    allowance: u64,
 }
 
 /// Runs every workgroup of `d`.
@@ -152,7 +168,7 @@ pub(crate) fn run_groups<I: Isa>(
         workgroups: d.grid.iter().map(|&n| u64::from(n)).product(),
         next_group: AtomicU64::new(0),
         finished: AtomicU64::new(0),
-        executed: AtomicU64::new(0),
+        claimed: AtomicU64::new(0),
         budget: options.budget,
         stopped: Mutex::new(None),
         stopping: AtomicBool::new(false),
@@ -229,6 +245,7 @@ impl<'a, I: Isa> Worker<'a, I> {
             counters: Counters::default(),
             slots,
             runnable: Vec::new(),
+            allowance: 0,
         }
     }
 
@@ -386,15 +403,16 @@ impl<'a, I: Isa> Worker<'a, I> {
         slice: u32,
         trace: &mut Trace<'_>,
     ) -> Result<Turn, EmuError> {
-        let sh = self.shared;
-        let used = sh.executed.load(Ordering::Relaxed);
-        if used >= sh.budget {
-            return Ok(Turn::OutOfBudget);
+        if self.allowance == 0 {
+            self.allowance = self.shared.claim();
+            if self.allowance == 0 {
+                return Ok(Turn::OutOfBudget);
+            }
         }
-        let allowed = u32::try_from(sh.budget - used).map_or(slice, |left| slice.min(left));
+        let allowed = u32::try_from(self.allowance).map_or(slice, |left| slice.min(left));
         let mut ran = 0;
         let turn = self.run_slice(slot, k, allowed, &mut ran, trace);
-        sh.executed.fetch_add(ran, Ordering::Relaxed);
+        self.allowance -= ran;
         turn
     }
 
