@@ -98,7 +98,9 @@ fn is_lib(kind: &str) -> bool {
 /// Where a build reads and writes.
 #[derive(Debug, Clone)]
 pub struct Layout {
-    /// Cargo's target directory for the device compilation.
+    /// The directory under which each target compiles in a cargo target directory of its own
+    /// (`iron-device/<triple>`): cargo runs one build at a time in a target directory, and
+    /// the targets compile at once.
     pub target_dir: PathBuf,
     /// Where the code objects, bundle and manifest go.
     pub out_dir: PathBuf,
@@ -140,6 +142,7 @@ pub fn compile(
     verbose: bool,
 ) -> Result<CompiledTarget> {
     let spec = write_spec(tools, target, &layout.target_dir.join("iron-specs"))?;
+    let cargo_dir = layout.target_dir.join("iron-device").join(target.triple());
     let mut cargo = tools.cargo();
     cargo
         .args(["rustc", "--quiet", "--release", "--crate-type", "cdylib"])
@@ -150,7 +153,7 @@ pub fn compile(
         .arg("--target")
         .arg(&spec)
         .arg("--target-dir")
-        .arg(&layout.target_dir)
+        .arg(&cargo_dir)
         .args(["-Zbuild-std=core", "-Zjson-target-spec", "--config"])
         .arg(format!(
             "profile.release.package.{}.codegen-units=1",
@@ -174,7 +177,7 @@ pub fn compile(
             &String::from_utf8_lossy(&out.stderr),
         ));
     }
-    let release = layout.target_dir.join(target.triple()).join("release");
+    let release = cargo_dir.join(target.triple()).join("release");
     let bitcode = release.join("deps").join(format!("{}.bc", krate.lib_name));
     let sources = dep_info(&release.join(format!("{}.d", krate.lib_name)));
     let out_dir = layout.out_dir.join(target.dir_name());

@@ -53,6 +53,8 @@ use error::{Context, bail};
 use iron_code_object::{Bundle, CodeObject};
 use script::BuildScript;
 use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
 
 /// A device crate to build, and for which targets.
@@ -255,6 +257,12 @@ struct BuildOutput {
     compiled: Vec<CompiledTarget>,
 }
 
+/// One target's build, or why it failed.
+type TargetResult = Result<(BuiltTarget, CompiledTarget)>;
+
+/// Builds `targets`, as many at once as the host has cores (each target is one mostly
+/// single-threaded compiler), and returns them in the order given; the first failure, in that
+/// order, is the build's.
 fn build_targets(
     tools: &Tools,
     krate: &DeviceCrate,
@@ -263,26 +271,44 @@ fn build_targets(
     verbose: bool,
 ) -> Result<BuildOutput> {
     let started = Instant::now();
+    let next = AtomicUsize::new(0);
+    let results: Vec<Mutex<Option<TargetResult>>> =
+        targets.iter().map(|_| Mutex::new(None)).collect();
+    let workers = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .min(targets.len());
+    std::thread::scope(|s| {
+        for _ in 0..workers {
+            s.spawn(|| {
+                loop {
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    let Some(&target) = targets.get(i) else {
+                        break;
+                    };
+                    let step = format!("[{}/{}] {target}", i + 1, targets.len());
+                    let result = build_target(tools, krate, target, &step, layout, verbose);
+                    let failed = result.is_err();
+                    *results[i].lock().unwrap_or_else(|p| p.into_inner()) = Some(result);
+                    if failed {
+                        // No target is started after a failure; those under way finish.
+                        next.store(targets.len(), Ordering::Relaxed);
+                    }
+                }
+            });
+        }
+    });
     let mut compiled = Vec::new();
     let mut built = Vec::new();
-    for (i, &target) in targets.iter().enumerate() {
-        let t0 = Instant::now();
-        let step = format!("[{}/{}] {target}", i + 1, targets.len());
-        eprintln!("{step}: compiling {}", krate.package);
-        let target_build = compile::compile(tools, krate, target, layout, verbose)?;
-        let kernels = resources::collect(&target_build)?;
-        eprintln!(
-            "{step}: {} kernels in {:.1} s",
-            kernels.len(),
-            t0.elapsed().as_secs_f64()
-        );
-        check_scratch(target, &kernels)?;
-        built.push(BuiltTarget {
-            target,
-            code_object: target_build.code_object.clone(),
-            kernels,
-        });
-        compiled.push(target_build);
+    // Targets are started in order, so every target before a failed one has a result.
+    for result in results {
+        match result.into_inner().unwrap_or_else(|p| p.into_inner()) {
+            Some(Ok((target, compiled_target))) => {
+                built.push(target);
+                compiled.push(compiled_target);
+            }
+            Some(Err(e)) => return Err(e),
+            None => break,
+        }
     }
     let bundle = layout.out_dir.join("kernels.bundle");
     write_bundle(&built, &bundle)?;
@@ -302,6 +328,33 @@ fn build_targets(
         },
         compiled,
     })
+}
+
+/// Compiles one target and collects its kernels' resources, with progress lines headed `step`.
+fn build_target(
+    tools: &Tools,
+    krate: &DeviceCrate,
+    target: Target,
+    step: &str,
+    layout: &Layout,
+    verbose: bool,
+) -> TargetResult {
+    let t0 = Instant::now();
+    eprintln!("{step}: compiling {}", krate.package);
+    let target_build = compile::compile(tools, krate, target, layout, verbose)?;
+    let kernels = resources::collect(&target_build)?;
+    eprintln!(
+        "{step}: {} kernels in {:.1} s",
+        kernels.len(),
+        t0.elapsed().as_secs_f64()
+    );
+    check_scratch(target, &kernels)?;
+    let built = BuiltTarget {
+        target,
+        code_object: target_build.code_object.clone(),
+        kernels,
+    };
+    Ok((built, target_build))
 }
 
 /// Fails when a kernel uses scratch without declaring `allow_scratch`.
