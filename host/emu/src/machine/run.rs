@@ -84,20 +84,28 @@ struct Shared<'a> {
     /// Wave-instructions the workers have claimed of the budget, and the budget.
     claimed: AtomicU64,
     budget: u64,
+    /// What a worker claims of the budget at a time.
+    claim_size: u64,
     /// Why the dispatch stops, from the first worker that stopped it.
     stopped: Mutex<Option<Stop>>,
     /// Whether `stopped` is set: every worker stops at its next turn.
     stopping: AtomicBool,
 }
 
-/// Wave-instructions a worker claims of the budget at a time, so that the workers rarely touch
-/// the shared count.
+/// Wave-instructions a worker claims of the budget at a time at most, so that the workers rarely
+/// touch the shared count.
 const BUDGET_CLAIM: u64 = 1 << 14;
 
+/// The claim of each of `workers` workers on `budget`: small enough that a small budget is shared
+/// among them all (a worker holding it whole would leave the others' workgroups unstarted).
+fn claim_size(budget: u64, workers: u32) -> u64 {
+    (budget / (16 * u64::from(workers))).clamp(1, BUDGET_CLAIM)
+}
+
 impl Shared<'_> {
-    /// Claims up to [`BUDGET_CLAIM`] wave-instructions of the budget; 0 once it is spent.
+    /// Claims up to `claim_size` wave-instructions of the budget; 0 once it is spent.
     fn claim(&self) -> u64 {
-        let share = |used: u64| BUDGET_CLAIM.min(self.budget - used);
+        let share = |used: u64| self.claim_size.min(self.budget - used);
         self.claimed
             .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |used| {
                 (used < self.budget).then(|| used + share(used))
@@ -170,6 +178,7 @@ pub(crate) fn run_groups<I: Isa>(
         finished: AtomicU64::new(0),
         claimed: AtomicU64::new(0),
         budget: options.budget,
+        claim_size: claim_size(options.budget, workers),
         stopped: Mutex::new(None),
         stopping: AtomicBool::new(false),
     };
@@ -524,5 +533,18 @@ fn budget_exceeded<I: Isa>(
         finished_workgroups: finished,
         workgroups: d.grid.iter().map(|&n| u64::from(n)).product(),
         waves,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{BUDGET_CLAIM, claim_size};
+
+    #[test]
+    fn a_small_budget_is_shared_among_the_workers_and_a_large_one_claimed_in_chunks() {
+        assert_eq!(claim_size(4000, 2), 125);
+        assert_eq!(claim_size(8, 2), 1);
+        assert_eq!(claim_size(0, 1), 1);
+        assert_eq!(claim_size(2_000_000_000, 2), BUDGET_CLAIM);
     }
 }
