@@ -116,6 +116,8 @@ impl Program {
         gpu.memory_mut().write(base, &code)?;
         let code_id = gpu.load_code(&code, base);
         let data = gpu.memory_mut().alloc(DATA_BYTES, 256)?;
+        // Zeros the host wrote: a program's reads of its buffer are not initcheck faults.
+        gpu.memory_mut().write(data, &[0; DATA_BYTES as usize])?;
         let mut kernarg = [0u8; KERNARG_BYTES];
         kernarg[0..8].copy_from_slice(&data.to_le_bytes());
         kernarg[8..16].copy_from_slice(&data.to_le_bytes());
