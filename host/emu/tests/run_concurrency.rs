@@ -301,14 +301,16 @@ fn an_lds_read_without_a_barrier_is_a_race_in_every_schedule() {
 
 /// Runs a one-workgroup kernel of 256 work-items writing one word each; returns the words.
 fn one_group(k: &mut Loaded, kernel: &str) -> Result<Vec<u32>, EmuError> {
+    one_group_with(k, kernel, &[])
+}
+
+/// [`one_group`] for a kernel with 32-bit arguments `words` after its output pointer.
+fn one_group_with(k: &mut Loaded, kernel: &str, words: &[u32]) -> Result<Vec<u32>, EmuError> {
     let out = k.upload(&[0xee; 4 * 256]);
-    k.launch(
-        kernel,
-        &Args::default().ptr(out).0,
-        [1, 1, 1],
-        [256, 1, 1],
-        0,
-    )?;
+    let args = words
+        .iter()
+        .fold(Args::default().ptr(out), |args, &w| args.u32(w));
+    k.launch(kernel, &args.0, [1, 1, 1], [256, 1, 1], 0)?;
     Ok(from_bytes(&k.download(out, 4 * 256)))
 }
 
@@ -449,27 +451,18 @@ fn a_read_of_device_memory_nobody_wrote_is_an_initcheck_error() {
     }
 }
 
-/// Runs `scratch_read_uninitialised` on one workgroup of 256 work-items, each writing the first
-/// `written` elements of its private array.
-fn private_reads(k: &mut Loaded, written: u32) -> Result<Vec<u32>, EmuError> {
-    let out = k.upload(&[0xee; 4 * 256]);
-    k.launch(
-        "scratch_read_uninitialised",
-        &Args::default().ptr(out).u32(written).0,
-        [1, 1, 1],
-        [256, 1, 1],
-        0,
-    )?;
-    Ok(from_bytes(&k.download(out, 4 * 256)))
-}
-
 #[test]
 #[ignore = "needs the emulator's test kernels, built by `cargo xtask test`"]
 fn a_read_of_scratch_the_work_item_never_wrote_is_an_initcheck_error() {
     for (v, mut k) in builds() {
         let expected: Vec<u32> = (0..256).map(|t| t % 64 + t).collect();
-        assert_eq!(private_reads(&mut k, 64).unwrap(), expected, "{}", v.name);
-        match private_reads(&mut k, 32) {
+        assert_eq!(
+            one_group_with(&mut k, "scratch_read_uninitialised", &[64]).unwrap(),
+            expected,
+            "{}",
+            v.name
+        );
+        match one_group_with(&mut k, "scratch_read_uninitialised", &[32]) {
             Err(EmuError::Execution {
                 fault: Fault::UninitializedScratch { offset, lane },
                 wave,
