@@ -125,9 +125,9 @@ impl Emulator {
     }
 
     /// Sets the sanitizer checks of the following dispatches (by default [`Checks::ALL`]: an
-    /// LDS race between two waves of a workgroup, its waves waiting at different barriers, or
-    /// a read of LDS, scratch or device memory never written is a launch error naming the
-    /// waves).
+    /// LDS race between two waves of a workgroup, its waves waiting at different barriers, a
+    /// read of LDS, scratch or device memory never written, or a register used before the wait
+    /// for the load that writes it is a launch error naming the waves).
     ///
     /// # Example
     /// ```
@@ -385,6 +385,10 @@ fn fault_advice(fault: &Fault) -> &'static str {
         Fault::DivergentBarrier(_) => {
             "; a barrier only some waves reach: move it out of the condition (hardware lets \
              the waves through, pairing barriers the code did not mean to pair)"
+        }
+        Fault::WaitcntHazard(_) => {
+            "; the code uses a load's destination before waiting for it: a compiler emits the \
+             wait itself, so look for inline assembly or a hand-written code object"
         }
         Fault::LdsRace(_) => {
             "; put a barrier (workgroup_barrier) between the two accesses, or make them atomic; \

@@ -155,7 +155,8 @@ enum EmuCmd {
         /// Sanitizer checks: `all` (the default), `none`, or a comma-separated list of `race`
         /// (an LDS race between two waves of a workgroup is an error naming both), `sync`
         /// (waves of a workgroup waiting at different barriers is an error naming their PCs)
-        /// and `init` (a read of LDS, scratch or device memory never written is an error).
+        /// `init` (a read of LDS, scratch or device memory never written is an error) and
+        /// `wait` (a register used before the wait for the load that writes it is an error).
         #[arg(long, value_name = "CHECKS")]
         check: Option<iron_emu::Checks>,
         /// A kernel argument, in order, checked against the kernel's metadata (kind and size):

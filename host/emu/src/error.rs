@@ -79,6 +79,11 @@ pub enum Fault {
         /// The lane that reads it.
         lane: u32,
     },
+    /// An instruction used registers that a load issued earlier may still be writing: no wait
+    /// (`s_waitcnt`, `s_wait_*`) for the load stands between them (waitcnt check). Hardware
+    /// reads the registers' old value, or the load's value lands after the instruction's write.
+    #[error("{0}")]
+    WaitcntHazard(Box<WaitcntHazard>),
     /// The waves of a workgroup met at barriers at different PCs (synccheck): a barrier in
     /// code that only some waves run. Lists every waiting wave and the PC of its barrier.
     #[error("divergent barrier: the workgroup's waves wait at different barriers ({})",
@@ -154,6 +159,30 @@ impl fmt::Display for LdsRace {
             write!(f, " at pc {pc:#x}")?;
         }
         f.write_str(" with no barrier between them")
+    }
+}
+
+/// A waitcnt hazard: the load whose destination the instruction (the error's) used too early.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct WaitcntHazard {
+    /// The registers used that the load writes, as assembly names them.
+    pub registers: String,
+    /// The PC of the load.
+    pub load_pc: u64,
+    /// The load's disassembly.
+    pub load: String,
+    /// The counter a wait must drain, as the target's assembly names it.
+    pub counter: &'static str,
+}
+
+impl fmt::Display for WaitcntHazard {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "waitcnt hazard: {} may still be written by `{}` at pc {:#x}, issued earlier with \
+             no wait for {} since",
+            self.registers, self.load, self.load_pc, self.counter
+        )
     }
 }
 

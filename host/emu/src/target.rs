@@ -67,6 +67,12 @@ impl Target {
         matches!(self, Target::Gfx1100 | Target::Gfx1201)
     }
 
+    /// Whether the wait counters are GFX12's (loadcnt, storecnt, dscnt, kmcnt and others) rather
+    /// than vmcnt, vscnt and lgkmcnt.
+    pub(crate) fn has_split_counters(self) -> bool {
+        matches!(self, Target::Gfx1201)
+    }
+
     /// Whether the hardware sets FLAT_SCRATCH itself ("architected flat scratch", gfx940 and later)
     /// instead of handing the kernel a Flat Scratch Init value.
     pub fn architected_flat_scratch(self) -> bool {

@@ -2,15 +2,17 @@
 //! (`tests/data/src/hip_concurrency.hip`, built by clang-22) and, for the spins and the races, in
 //! Rust (`tests/data/rust`): spins that finish only when the workgroup they wait for is resident,
 //! a chained scan, races whose outcome depends on how waves interleave, barriers, reads of
-//! memory never written (LDS, scratch, device memory) and a store one element past a buffer. Each runs
+//! memory never written (LDS, scratch, device memory), a store one element past a buffer and a
+//! load used before its wait. Each runs
 //! under the in-order schedule (one workgroup at a time) and under seeded random schedules (every
 //! workgroup that fits resident), and gives what hardware could give under each, or the error of
-//! the check that finds it.
+//! the check that finds it. A load used before its wait, written in inline assembly, is HIP only
+//! (Rust's `asm!` has no AMDGPU support).
 mod common;
 
 use common::variant::{CDNA, RDNA, Variant};
 use common::{Args, Loaded, bytes_of, data, from_bytes, load};
-use iron_emu::{Checks, EmuError, Fault, Schedule, WaveStatus};
+use iron_emu::{Checks, EmuError, Fault, Schedule, WaitcntHazard, WaveStatus};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 
@@ -507,5 +509,130 @@ fn a_store_one_element_past_a_buffer_faults_and_leaves_its_neighbour_alone() {
             other => panic!("{}: expected a memory fault: {other:?}", v.name),
         }
         assert_eq!(k.download(neighbour, 64), [0x55; 64], "{}", v.name);
+    }
+}
+
+/// Runs `use_before_waitcnt` on one workgroup over `input`, the copy after the wait or
+/// (`wait` false) before it; returns the copy.
+fn copy_through_asm(k: &mut Loaded, input: &[u32], wait: bool) -> Result<Vec<u32>, EmuError> {
+    let from = k.upload(&bytes_of(input));
+    let out = k.upload(&[0xee; 4 * 256]);
+    let args = Args::default().ptr(from).ptr(out).u32(u32::from(wait));
+    k.launch("use_before_waitcnt", &args.0, [1, 1, 1], [256, 1, 1], 0)?;
+    Ok(from_bytes(&k.download(out, 4 * 256)))
+}
+
+#[test]
+#[ignore = "needs the emulator's test kernels, built by `cargo xtask test`"]
+fn a_load_used_before_its_wait_is_a_waitcnt_hazard() {
+    let mut rng = StdRng::seed_from_u64(20);
+    let input: Vec<u32> = (0..256).map(|_| rng.random()).collect();
+    for (v, mut k) in builds() {
+        assert_eq!(
+            copy_through_asm(&mut k, &input, true).unwrap(),
+            input,
+            "{}",
+            v.name
+        );
+        match copy_through_asm(&mut k, &input, false) {
+            Err(EmuError::Execution {
+                fault: Fault::WaitcntHazard(hazard),
+                pc,
+                instruction,
+                ..
+            }) => {
+                let WaitcntHazard {
+                    registers,
+                    load_pc,
+                    load,
+                    counter,
+                } = *hazard;
+                // The copy right after the load names the load's destination.
+                assert!(
+                    instruction.starts_with("v_mov_b32"),
+                    "{}: {instruction}",
+                    v.name
+                );
+                assert!(
+                    instruction.ends_with(&registers),
+                    "{}: {instruction}",
+                    v.name
+                );
+                assert!(load.starts_with("global_load"), "{}: {load}", v.name);
+                assert!(
+                    load.contains(&format!("{registers},")),
+                    "{}: {load}",
+                    v.name
+                );
+                let gfx12 = v.name.starts_with("gfx12");
+                // The load's encoding: 64 bits, 96 on GFX12.
+                assert_eq!(pc - load_pc, if gfx12 { 12 } else { 8 }, "{}", v.name);
+                assert_eq!(counter, if gfx12 { "loadcnt" } else { "vmcnt" });
+            }
+            other => panic!("{}: expected a waitcnt hazard: {other:?}", v.name),
+        }
+        // With the check off, the emulator completes the load inside its instruction.
+        k.gpu.set_checks(Checks {
+            waits: false,
+            ..Checks::ALL
+        });
+        assert_eq!(
+            copy_through_asm(&mut k, &input, false).unwrap(),
+            input,
+            "{}",
+            v.name
+        );
+    }
+}
+
+#[test]
+#[ignore = "needs the emulator's test kernels, built by `cargo xtask test`"]
+fn generic_pointers_reach_lds_and_scratch_under_every_check() {
+    for (v, mut k) in builds() {
+        let neighbours: Vec<u32> = (0..256).map(|t| 3 * ((t + 1) % 256) + 1).collect();
+        let own: Vec<u32> = (0..256).map(|t| t + t % 16).collect();
+        for schedule in [Schedule::InOrder, Schedule::Random { seed: 5 }] {
+            k.gpu.set_schedule(schedule);
+            let lds = one_group_with(&mut k, "generic_lds", &[256]).unwrap();
+            assert_eq!(lds, neighbours, "{} {schedule}", v.name);
+            let scratch = one_group_with(&mut k, "generic_scratch", &[16]).unwrap();
+            assert_eq!(scratch, own, "{} {schedule}", v.name);
+        }
+        // Work-item 9 skips its write; work-item 8 reads the element through a flat load.
+        match one_group_with(&mut k, "generic_lds", &[9]) {
+            Err(EmuError::Execution {
+                fault: Fault::UninitializedLds { offset, lane },
+                wave,
+                instruction,
+                ..
+            }) => {
+                assert_eq!(wave * v.lanes as u32 + lane, 8, "{}", v.name);
+                assert_eq!(offset % 1024, 4 * 9, "{}", v.name);
+                assert!(
+                    instruction.starts_with("flat_load"),
+                    "{}: {instruction}",
+                    v.name
+                );
+            }
+            other => panic!("{}: expected an initcheck error: {other:?}", v.name),
+        }
+        match one_group_with(&mut k, "generic_scratch", &[8]) {
+            Err(EmuError::Execution {
+                fault: Fault::UninitializedScratch { offset, lane },
+                wave,
+                instruction,
+                ..
+            }) => {
+                let t = wave * v.lanes as u32 + lane;
+                assert!(t % 16 >= 8, "{}: work-item {t} wrote its element", v.name);
+                assert!(
+                    instruction.starts_with("flat_load"),
+                    "{}: {instruction}",
+                    v.name
+                );
+                assert!(offset < 64 * 4, "{}: offset {offset:#x}", v.name);
+            }
+            other => panic!("{}: expected an initcheck error: {other:?}", v.name),
+        }
     }
 }

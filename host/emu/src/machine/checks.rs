@@ -19,6 +19,11 @@ pub struct Checks {
     /// wrote ([`crate::Fault::UninitializedMemory`]) is a fault; hardware gives whatever was
     /// there before.
     pub init: bool,
+    /// waitcnt check: an instruction using a register that a load issued earlier still has to
+    /// write, with no wait (`s_waitcnt`, `s_wait_*`) for it between them, is a fault
+    /// ([`crate::Fault::WaitcntHazard`]). Hardware gives the register's old value, or the
+    /// load's value lands after the instruction's own write.
+    pub waits: bool,
 }
 
 impl Checks {
@@ -27,12 +32,14 @@ impl Checks {
         lds_races: true,
         barriers: true,
         init: true,
+        waits: true,
     };
     /// No check.
     pub const NONE: Checks = Checks {
         lds_races: false,
         barriers: false,
         init: false,
+        waits: false,
     };
 }
 
@@ -52,6 +59,7 @@ impl fmt::Display for Checks {
             (self.lds_races, "race"),
             (self.barriers, "sync"),
             (self.init, "init"),
+            (self.waits, "wait"),
         ]
         .into_iter()
         .filter_map(|(on, name)| on.then_some(name))
@@ -73,8 +81,8 @@ impl fmt::Display for ChecksParseError {
         write!(
             f,
             "unknown check `{}`: expected `all`, `none`, or a comma-separated list of `race` \
-             (LDS racecheck), `sync` (barrier synccheck) and `init` (initcheck of LDS, scratch and \
-             device memory)",
+             (LDS racecheck), `sync` (barrier synccheck), `init` (initcheck of LDS, scratch and \
+             device memory) and `wait` (loads' destinations used before their wait)",
             self.0
         )
     }
@@ -85,7 +93,7 @@ impl std::error::Error for ChecksParseError {}
 impl FromStr for Checks {
     type Err = ChecksParseError;
 
-    /// `all`, `none`, or a comma-separated list of `race`, `sync` and `init`.
+    /// `all`, `none`, or a comma-separated list of `race`, `sync`, `init` and `wait`.
     fn from_str(s: &str) -> Result<Checks, ChecksParseError> {
         match s {
             "all" => return Ok(Checks::ALL),
@@ -98,6 +106,7 @@ impl FromStr for Checks {
                 "race" => checks.lds_races = true,
                 "sync" => checks.barriers = true,
                 "init" => checks.init = true,
+                "wait" => checks.waits = true,
                 other => return Err(ChecksParseError(other.to_string())),
             }
         }
@@ -111,10 +120,18 @@ mod tests {
 
     #[test]
     fn checks_parse_and_print_back() {
-        for text in ["all", "none", "race", "sync", "init", "race,init"] {
+        for text in [
+            "all",
+            "none",
+            "race",
+            "sync",
+            "init",
+            "wait",
+            "race,init,wait",
+        ] {
             assert_eq!(text.parse::<Checks>().unwrap().to_string(), text);
         }
-        assert_eq!("sync,race,init".parse(), Ok(Checks::ALL));
+        assert_eq!("sync,race,wait,init".parse(), Ok(Checks::ALL));
         assert_eq!(
             "race".parse(),
             Ok(Checks {

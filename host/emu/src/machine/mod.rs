@@ -12,6 +12,7 @@ mod program;
 mod residency;
 mod run;
 mod schedule;
+pub(crate) mod waitcnt;
 pub(crate) mod wave;
 
 pub use checks::{Checks, ChecksParseError};
@@ -48,6 +49,9 @@ pub(crate) trait Isa {
 
     /// The vector registers `i`'s operands name.
     fn vector_rows(i: &Self::Instruction) -> VectorRows;
+
+    /// The registers `i` names and how it takes part in the wait counters (the waitcnt check).
+    fn dependencies(target: Target, i: &Self::Instruction) -> waitcnt::Dependencies;
 
     /// Executes `i` on wave `w`.
     fn execute(ctx: &mut Ctx<'_>, w: &mut Wave, i: &Self::Instruction) -> Result<Flow, Fault>;

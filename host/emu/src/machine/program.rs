@@ -3,6 +3,7 @@
 
 use super::Isa;
 use super::operand::DecodeError;
+use super::waitcnt::Dependencies;
 use super::wave::VectorRows;
 use crate::WaveSize;
 use crate::error::Fault;
@@ -16,6 +17,8 @@ struct Cache<T> {
     decoded: Vec<T>,
     /// The vector registers each decoded instruction names.
     rows: Vec<VectorRows>,
+    /// What the waitcnt check needs of each decoded instruction.
+    dependencies: Vec<Dependencies>,
 }
 
 impl<T> Cache<T> {
@@ -24,6 +27,7 @@ impl<T> Cache<T> {
             slots: Vec::new(),
             decoded: Vec::new(),
             rows: Vec::new(),
+            dependencies: Vec::new(),
         }
     }
 }
@@ -97,6 +101,7 @@ impl<I: Isa> Program<I> {
             DecodeError::Truncated => Fault::PcOutOfCode,
         })?;
         cache.rows.push(I::vector_rows(&inst));
+        cache.dependencies.push(I::dependencies(self.target, &inst));
         cache.decoded.push(inst);
         cache.slots[k] = cache.decoded.len() as u32;
         Ok(cache.decoded.len() - 1)
@@ -110,5 +115,10 @@ impl<I: Isa> Program<I> {
     /// The vector registers the decoded instruction at `index` names.
     pub(crate) fn rows(&self, wave: WaveSize, index: usize) -> VectorRows {
         self.caches[cache_index(wave)].rows[index]
+    }
+
+    /// What the waitcnt check needs of the decoded instruction at `index`.
+    pub(crate) fn dependencies(&self, wave: WaveSize, index: usize) -> &Dependencies {
+        &self.caches[cache_index(wave)].dependencies[index]
     }
 }

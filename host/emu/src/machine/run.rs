@@ -10,11 +10,12 @@
 
 use super::checks::Checks;
 use super::schedule::{Picker, Schedule, WaveRef};
-use super::wave::{State, VectorRows};
+use super::waitcnt::Counting;
+use super::wave::{MODE_GPR_IDX_EN, State, VectorRows};
 use super::{Ctx, Flow, Isa, LaunchState, Lds, Program, Wave};
 use crate::counters::Counters;
 use crate::dispatch::{Dispatch, TraceEvent};
-use crate::error::{EmuError, Fault, WaveSnapshot, WaveStatus};
+use crate::error::{EmuError, Fault, WaitcntHazard, WaveSnapshot, WaveStatus};
 use crate::memory::{DeviceMemory, SharedMemory};
 use crate::target::Target;
 use std::sync::Mutex;
@@ -335,6 +336,7 @@ impl<'a, I: Isa> Worker<'a, I> {
         }
         for (k, w) in s.waves.iter_mut().enumerate() {
             w.lanes = sh.launch.wave.lanes();
+            w.outstanding.clear();
             let scratch_wave = s.index * waves_per_group + k as u32;
             I::initialize(w, sh.target, sh.d, sh.launch, group, k as u32, scratch_wave);
             self.runnable.push((slot as u32, k as u32));
@@ -466,6 +468,29 @@ impl<'a, I: Isa> Worker<'a, I> {
                 .map_err(|f| fail(f, String::new()))?;
             w.hold(self.program.rows(wave_size, index));
             let inst = self.program.instruction(wave_size, index);
+            let dependencies = self.program.dependencies(wave_size, index);
+            // GPR index mode renames the VGPRs an instruction names: it is not checked.
+            if sh.checks.waits && w.mode & MODE_GPR_IDX_EN == 0 {
+                let issue = match &dependencies.counting {
+                    Counting::Issue(issue) => Some(issue),
+                    _ => None,
+                };
+                if let Some(h) = w.outstanding.hazard(&dependencies.footprint, issue) {
+                    let load = self
+                        .program
+                        .index_of(h.pc, wave_size)
+                        .map(|k| I::disassemble(sh.target, self.program.instruction(wave_size, k)))
+                        .unwrap_or_default();
+                    let inst = self.program.instruction(wave_size, index);
+                    let fault = Fault::WaitcntHazard(Box::new(WaitcntHazard {
+                        registers: h.registers.name(),
+                        load_pc: h.pc,
+                        load,
+                        counter: h.queue.counter(sh.target),
+                    }));
+                    return Err(fail(fault, I::disassemble(sh.target, inst)));
+                }
+            }
             if let Some(t) = trace.as_mut() {
                 t(&TraceEvent {
                     workgroup: group,
@@ -477,6 +502,13 @@ impl<'a, I: Isa> Worker<'a, I> {
             }
             let flow = I::execute(&mut ctx, w, inst)
                 .map_err(|f| fail(f, I::disassemble(sh.target, inst)))?;
+            if sh.checks.waits {
+                match &dependencies.counting {
+                    Counting::Issue(issue) => w.outstanding.issue(issue, pc, sh.target),
+                    Counting::Wait(wait) => w.outstanding.wait(wait),
+                    Counting::None => {}
+                }
+            }
             match flow {
                 Flow::Next => w.pc = pc + u64::from(I::len(inst)),
                 Flow::Jump(target) => w.pc = target,

@@ -4,6 +4,7 @@
 //! the same indices, so both families share this state.
 
 use super::operand::{EXEC, FLAT_SCRATCH, Operand, OperandKind, Special, VCC};
+use super::waitcnt::Outstanding;
 use super::{LaunchState, PRIVATE_APERTURE_HI, SHARED_APERTURE_HI};
 use crate::dispatch::Dispatch;
 use crate::error::Fault;
@@ -41,6 +42,8 @@ pub(crate) struct Wave {
     /// The scratch base the hardware holds outside the SGPR file (RDNA); `None` when FLAT_SCRATCH
     /// is the SGPR pair 102-103 (GFX9).
     pub architected_scratch: Option<u64>,
+    /// The memory accesses the wave has issued and not waited for (the waitcnt check).
+    pub outstanding: Outstanding,
 }
 
 impl Wave {
@@ -57,6 +60,7 @@ impl Wave {
             state: State::Done,
             lanes: 64,
             architected_scratch: None,
+            outstanding: Outstanding::default(),
         }
     }
 

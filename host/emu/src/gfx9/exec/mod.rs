@@ -13,6 +13,7 @@
 //! rounding modes other than round-to-nearest-even, FP16 overflow mode, exception/trap status bits.
 
 mod buffer_format;
+mod counting;
 pub(crate) mod float;
 mod fp8;
 pub(crate) mod lds;
@@ -38,6 +39,7 @@ use crate::counters::InstructionClass;
 use crate::dispatch::{DecodedInstruction, Dispatch};
 use crate::error::Fault;
 use crate::machine::Isa;
+use crate::machine::waitcnt::Dependencies;
 use crate::machine::wave::VectorRows;
 use crate::target::Target;
 
@@ -61,6 +63,10 @@ impl Isa for Gfx9 {
 
     fn vector_rows(i: &Instruction) -> VectorRows {
         VectorRows::named([&i.dst, &i.sdst].into_iter().chain(&i.src).chain(&i.scale))
+    }
+
+    fn dependencies(_target: Target, i: &Instruction) -> Dependencies {
+        counting::dependencies(i)
     }
 
     fn execute(ctx: &mut Ctx<'_>, w: &mut Wave, i: &Instruction) -> Result<Flow, Fault> {

@@ -13,6 +13,7 @@
 //! conversions and compares.
 
 mod buffer;
+mod counting;
 mod initial_state;
 mod lanes;
 mod lower;
@@ -28,6 +29,7 @@ use crate::counters::InstructionClass;
 use crate::dispatch::{DecodedInstruction, Dispatch};
 use crate::error::Fault;
 use crate::gfx9::decode::DecodeError;
+use crate::machine::waitcnt::Dependencies;
 use crate::machine::wave::VectorRows;
 use crate::machine::{Ctx, Flow, Isa, LaunchState, Wave};
 use crate::{Target, WaveSize};
@@ -52,6 +54,10 @@ impl Isa for Rdna {
             .iter()
             .flat_map(|d| std::iter::once(&d.dst).chain(&d.src));
         VectorRows::named([&i.dst, &i.sdst].into_iter().chain(&i.src).chain(dual))
+    }
+
+    fn dependencies(target: Target, i: &Instruction) -> Dependencies {
+        counting::dependencies(target, i)
     }
 
     fn execute(ctx: &mut Ctx<'_>, w: &mut Wave, i: &Instruction) -> Result<Flow, Fault> {

@@ -139,3 +139,53 @@ extern "C" __global__ void scratch_read_uninitialised(u32* out, u32 written) {
   for (u32 k = 0; k < written; ++k) priv[k] = k + t;
   out[t] = priv[t % 64];
 }
+
+// Loads in[tid] with inline assembly and copies the loaded register to out[tid]; with
+// `wait` zero the copy comes before the wait for the load. Hardware then copies the register's
+// old value (a compiler puts the wait in itself; inline assembly must).
+extern "C" __global__ void use_before_waitcnt(const u32* in, u32* out, u32 wait) {
+  u32 t = tid();
+  const u32* p = in + t;
+  u32 loaded, copied;
+#if defined(__gfx1200__) || defined(__gfx1201__)
+#define LOAD "global_load_b32 %0, %2, off\n"
+#define WAIT "s_wait_loadcnt 0\n"
+#else
+#define LOAD "global_load_dword %0, %2, off\n"
+#define WAIT "s_waitcnt vmcnt(0)\n"
+#endif
+  if (wait) {
+    asm volatile(LOAD WAIT "v_mov_b32 %1, %0" : "=&v"(loaded), "=&v"(copied) : "v"(p) : "memory");
+  } else {
+    asm volatile(LOAD "v_mov_b32 %1, %0\n" WAIT : "=&v"(loaded), "=&v"(copied) : "v"(p) : "memory");
+  }
+  out[t] = copied;
+}
+
+// The compiler loses track of what `p` points to, so accesses through it are flat (generic).
+template <typename T> __device__ inline T* generic(T* p) {
+  asm volatile("" : "+v"(p));
+  return p;
+}
+
+// Every work-item but `skip` writes its LDS element through a generic pointer; after the
+// barrier each reads its right neighbour's the same way. With `skip` < 256 one work-item reads
+// an element nobody wrote.
+extern "C" __global__ void generic_lds(u32* out, u32 skip) {
+  __shared__ u32 shared[256];
+  u32 t = tid();
+  u32* p = generic(shared);
+  if (t != skip) p[t] = 3 * t + 1;
+  sync_threads();
+  out[t] = generic(shared)[(t + 1) % 256];
+}
+
+// Each work-item writes the first `written` of its 16 private elements through a generic
+// pointer and reads element t % 16 back the same way: past `written` it was never written.
+extern "C" __global__ void generic_scratch(u32* out, u32 written) {
+  u32 priv[16];
+  u32 t = tid();
+  u32* p = generic(priv);
+  for (u32 k = 0; k < written && k < 16; ++k) p[k] = t + k;
+  out[t] = generic(priv)[t % 16];
+}

@@ -1,0 +1,55 @@
+//! How GFX9 instructions take part in the wait counters (vmcnt, lgkmcnt): what each memory
+//! instruction puts in flight and what `s_waitcnt` waits for. The machine keeps the accesses
+//! (`crate::machine::waitcnt`).
+
+use super::super::inst::{Format, Instruction};
+use super::super::opcodes::Op;
+use crate::machine::waitcnt::{Counting, Dependencies, Footprint, Issue, Queue, Registers, Wait};
+
+/// What the waitcnt check needs of `i`.
+pub(crate) fn dependencies(i: &Instruction) -> Dependencies {
+    Dependencies {
+        footprint: Footprint::named([&i.dst, &i.sdst].into_iter().chain(&i.src).chain(&i.scale)),
+        counting: counting(i),
+    }
+}
+
+fn counting(i: &Instruction) -> Counting {
+    let name = i.op.name();
+    let returns = name.contains("_load") || (name.contains("_atomic") && i.fields.glc);
+    let issue = |queues: [Option<Queue>; 2], writes: bool| {
+        Counting::Issue(Issue {
+            queues,
+            writes: if writes { Registers::of(&i.dst) } else { None },
+        })
+    };
+    match i.format {
+        Format::Sopp if i.op == Op::S_WAITCNT => {
+            let imm = i.fields.imm as u16;
+            let vm = (imm & 0xf | (imm >> 14 & 3) << 4) as u8;
+            let lgkm = (imm >> 8 & 0xf) as u8;
+            Counting::Wait(
+                Wait::default()
+                    .with(&[Queue::Vector, Queue::FlatVector], vm)
+                    .with(&[Queue::Lds, Queue::Scalar, Queue::FlatLds], lgkm),
+            )
+        }
+        Format::Smem => issue(
+            [Some(Queue::Scalar), None],
+            returns || name.contains("memtime") || name.contains("memrealtime"),
+        ),
+        // The decoder names a destination only for the DS operations that return data.
+        Format::Ds => issue([Some(Queue::Lds), None], true),
+        // A flat access may reach LDS, so it counts on both counters and completes out of order
+        // with either's other accesses (LLVM waits for zero on the counter it needs).
+        Format::Flat => issue([Some(Queue::FlatVector), Some(Queue::FlatLds)], true),
+        Format::Global | Format::Scratch => issue([Some(Queue::Vector), None], true),
+        // Writes back through the L1 that LLVM does not count on vmcnt.
+        Format::Mubuf if matches!(i.op, Op::BUFFER_WBINVL1 | Op::BUFFER_WBINVL1_VOL) => {
+            Counting::None
+        }
+        // The data operand of a buffer store is its `dst`.
+        Format::Mubuf | Format::Mtbuf => issue([Some(Queue::Vector), None], returns),
+        _ => Counting::None,
+    }
+}
