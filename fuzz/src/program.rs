@@ -131,6 +131,7 @@ impl Program {
             grid: [2, 1, 1],
             workgroup_size: [64, 1, 1],
             dynamic_lds: 0,
+            buffers: None,
         };
         gpu.dispatch(&dispatch).map(|_| ())
     }

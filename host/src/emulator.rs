@@ -126,8 +126,9 @@ impl Emulator {
 
     /// Sets the sanitizer checks of the following dispatches (by default [`Checks::ALL`]: an
     /// LDS race between two waves of a workgroup, its waves waiting at different barriers, a
-    /// read of LDS, scratch or device memory never written, or a register used before the wait
-    /// for the load that writes it is a launch error naming the waves).
+    /// read of LDS, scratch or device memory never written, a register used before the wait
+    /// for the load that writes it, or an access to a buffer none of the launch's pointer
+    /// arguments points into is a launch error naming the waves).
     ///
     /// # Example
     /// ```
@@ -345,6 +346,20 @@ fn budget_detail(
         out.push_str(&w.to_string());
     }
     out
+}
+
+/// The addresses a launch hands its kernel: every 8 bytes of its kernarg segment at a 4-byte
+/// offset, read as an address (so pointers passed as buffers, as integers or inside structs all
+/// count, and hidden pointers a runtime fills), and the module's own allocation (`module_base`:
+/// its globals). The buffers check faults an access to a buffer none of them points into.
+fn passed_buffers(kernarg: &[u8], module_base: u64) -> Vec<u64> {
+    let words = kernarg
+        .windows(8)
+        .step_by(4)
+        .filter_map(|w| w.try_into().ok());
+    std::iter::once(module_base)
+        .chain(words.map(u64::from_le_bytes))
+        .collect()
 }
 
 /// What to do about a kernel fault, as a clause to append to its message.
@@ -597,6 +612,7 @@ impl Backend for EmulatorBackend {
             .map_err(|e| memory_failure("launch", e))?;
         let descriptor = iron_emu::KernelDescriptor::from_bytes(&kernel.descriptor().to_bytes())
             .ok_or_else(|| memory_failure("launch", "unreadable kernel descriptor"))?;
+        let buffers = passed_buffers(launch.kernarg, loaded.base);
         let dispatch = Dispatch {
             kernel_name: launch.kernel,
             code: loaded.code,
@@ -606,6 +622,7 @@ impl Backend for EmulatorBackend {
             grid: launch.grid,
             workgroup_size: launch.block,
             dynamic_lds: launch.dynamic_lds,
+            buffers: Some(&buffers),
         };
         let target = self.target;
         let state = &mut *s;

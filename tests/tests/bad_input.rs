@@ -13,6 +13,7 @@
 //! | block above the kernel's bounds, zero grid, LDS above the limit | `LaunchError::BlockTooLarge` / `EmptyGrid` / `LdsTooLarge` |
 //! | missing or too-old HIP runtime | `BackendError::NoDevice` (names `IRON_HIP_LIBRARY`) |
 //! | out-of-bounds access, `s_trap`, never-ending kernel (emulator) | `BackendError::KernelFault`; the device stays usable |
+//! | an access into a live buffer the launch did not pass (emulator) | `BackendError::KernelFault` naming it a wild pointer |
 //!
 //! Finer-grained variants live next to the code: `host/code-object/tests/code_object_*.rs` (every
 //! truncation, malformed metadata and bundles), `host/tests/launch_checks.rs` and
@@ -25,7 +26,7 @@ use std::path::PathBuf;
 use std::process::Command;
 
 use iron::code_object::{Bundle, CodeObjectError};
-use iron::emulator::Emulator;
+use iron::emulator::{Checks, Emulator};
 use iron::launch::LaunchArg;
 use iron::library::{Library, LibraryError};
 use iron::{BackendError, Device, DeviceBuffer, DeviceError, LaunchConfig, LaunchError, Module};
@@ -458,4 +459,74 @@ fn device_faults_are_errors_and_the_device_stays_usable() {
         // The fault left the device usable: the real kernel runs and is right.
         assert_eq!(launch_add(&device, &image, None).unwrap(), vec![3.0f32; 64]);
     }
+}
+
+/// Launches `gather_b32` to copy row `row` (4 elements) of `table`, the launch claiming a
+/// vocabulary of `u32::MAX` rows whatever the table holds; returns the copied row.
+fn gather_row(
+    device: &Device,
+    module: &Module,
+    table: &DeviceBuffer<u32>,
+    row: u32,
+) -> Result<Vec<u32>, DeviceError> {
+    let gather = module.kernel_by_name("gather_b32")?;
+    let indices = DeviceBuffer::from_slice(device, &[row])?;
+    let out = DeviceBuffer::<u32>::zeros(device, 4)?;
+    let [n, vocab, dim] = [1u32, u32::MAX, 4].map(u32::to_le_bytes);
+    let buffer = |address| LaunchArg::Buffer { address, device };
+    let args = [
+        buffer(table.address()),
+        buffer(indices.address()),
+        buffer(out.address()),
+        LaunchArg::value(&n),
+        LaunchArg::value(&vocab),
+        LaunchArg::value(&dim),
+    ];
+    let config = LaunchConfig::new([1, 1, 1], [4, 1, 1]);
+    // SAFETY: the emulator checks every access against its allocations: a row past the table
+    // ends in a fault value or in another emulated buffer, never in host memory.
+    unsafe {
+        device
+            .default_stream()
+            .launch_untyped(&gather, config, &args)?
+    };
+    out.to_vec()
+}
+
+#[test]
+#[ignore = "needs the device build: run `cargo xtask test`"]
+fn a_read_of_a_live_buffer_the_launch_did_not_pass_is_a_kernel_fault() {
+    let (emulator, device, module) = library_module();
+    let mut rng = StdRng::seed_from_u64(22);
+    let table = DeviceBuffer::from_slice(&device, &[7u32; 64]).unwrap();
+    let secret: Vec<u32> = (0..1024).map(|_| rng.random()).collect();
+    let other = DeviceBuffer::from_slice(&device, &secret).unwrap();
+    assert_eq!(gather_row(&device, &module, &table, 15).unwrap(), [7; 4]);
+    // An overstated vocabulary lets a bad index reach the buffer after the table's guard gap.
+    let into_other = (other.address() - table.address()) / 16 + 2;
+    let row = u32::try_from(into_other).unwrap();
+    let error = gather_row(&device, &module, &table, row).unwrap_err();
+    assert!(
+        matches!(
+            error,
+            DeviceError::Backend(BackendError::KernelFault { .. })
+        ),
+        "{error:?}"
+    );
+    assert_one_line(
+        &error,
+        &[
+            "gather_b32",
+            "a buffer the launch did not pass to the kernel",
+            "wild pointer",
+        ],
+    );
+    // Without the check the read succeeds, as on hardware, and copies the other buffer's bytes.
+    emulator.set_checks(Checks {
+        buffers: false,
+        ..Checks::ALL
+    });
+    let leaked = gather_row(&device, &module, &table, row).unwrap();
+    let at = (table.address() + 16 * u64::from(row) - other.address()) as usize / 4;
+    assert_eq!(leaked, secret[at..at + 4]);
 }

@@ -70,6 +70,7 @@ impl Loaded {
             grid: [grid, 1, 1],
             workgroup_size: [256, 1, 1],
             dynamic_lds,
+            buffers: None,
         };
         self.gpu.dispatch(&d).unwrap().total_instructions()
     }

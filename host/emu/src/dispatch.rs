@@ -101,6 +101,12 @@ pub struct Dispatch<'a> {
     pub workgroup_size: [u32; 3],
     /// LDS bytes requested at launch in addition to the descriptor's static size.
     pub dynamic_lds: u32,
+    /// The device addresses the launch hands the kernel (its pointer arguments, and the code
+    /// object's own allocation for its globals), when the caller knows them. With the buffers
+    /// check on ([`crate::Checks::buffers`]), a kernel's access to a buffer (an allocation
+    /// from [`DeviceMemory::alloc`](crate::DeviceMemory::alloc)) that holds none of them is
+    /// then a fault, like a wild pointer's, although the memory is live. `None`: any buffer.
+    pub buffers: Option<&'a [u64]>,
 }
 
 /// Handle of code loaded with [`Gpu::load_code`].

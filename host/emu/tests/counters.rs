@@ -58,6 +58,7 @@ fn run(gfx: &str, lanes: u32, loads: u32, dynamic_lds: u32) -> Option<iron_emu::
         grid: [1, 1, 1],
         workgroup_size: [lanes, 1, 1],
         dynamic_lds,
+        buffers: None,
     };
     Some(k.gpu.dispatch(&dispatch).unwrap())
 }

@@ -847,6 +847,7 @@ fn trace_reports_every_instruction_in_order() {
         grid: [2, 1, 1],
         workgroup_size: [128, 1, 1],
         dynamic_lds: 0,
+        buffers: None,
     };
     let c = k
         .gpu
@@ -1731,6 +1732,7 @@ fn transposing_lds_loads_do_not_decode_before_gfx950() {
                 grid: [1, 1, 1],
                 workgroup_size: [64, 1, 1],
                 dynamic_lds: 0,
+                buffers: None,
             };
             match gpu.dispatch(&d) {
                 Err(EmuError::Execution {

@@ -87,6 +87,7 @@ fn random_programs_never_panic() {
                 grid: [2, 1, 1],
                 workgroup_size: [96, 1, 1],
                 dynamic_lds: 0,
+                buffers: None,
             };
             match gpu.dispatch(&d) {
                 Ok(_) => outcomes[0] += 1,
@@ -151,6 +152,7 @@ fn every_opcode_runs_or_stops_cleanly() {
                         grid: [1, 1, 1],
                         workgroup_size: [64, 1, 1],
                         dynamic_lds: 0,
+                        buffers: None,
                     };
                     match gpu.dispatch(&d) {
                         Ok(_) => outcomes[0] += 1,

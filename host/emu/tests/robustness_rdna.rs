@@ -79,6 +79,7 @@ fn run(target: Target, wave64: bool, words: &[u32], rng: &mut StdRng, name: &str
         grid: [1, 1, 1],
         workgroup_size: [64, 1, 1],
         dynamic_lds: 0,
+        buffers: None,
     };
     match gpu.dispatch(&d) {
         Ok(_) => true,

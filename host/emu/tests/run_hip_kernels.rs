@@ -178,6 +178,7 @@ fn traced_saxpy(
         grid: [2, 1, 1],
         workgroup_size: [256, 1, 1],
         dynamic_lds: 0,
+        buffers: None,
     };
     let mut first = std::collections::BTreeMap::new();
     let mut all = Vec::new();

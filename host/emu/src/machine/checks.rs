@@ -24,6 +24,11 @@ pub struct Checks {
     /// ([`crate::Fault::WaitcntHazard`]). Hardware gives the register's old value, or the
     /// load's value lands after the instruction's own write.
     pub waits: bool,
+    /// memcheck of a launch's buffers: an access to a buffer that none of the launch's
+    /// pointers ([`crate::Dispatch::buffers`]) points into is a fault
+    /// ([`crate::Fault::Protected`]), although the buffer is live. Turn it off for a kernel
+    /// that reaches buffers through pointers it reads from memory.
+    pub buffers: bool,
 }
 
 impl Checks {
@@ -33,6 +38,7 @@ impl Checks {
         barriers: true,
         init: true,
         waits: true,
+        buffers: true,
     };
     /// No check.
     pub const NONE: Checks = Checks {
@@ -40,6 +46,7 @@ impl Checks {
         barriers: false,
         init: false,
         waits: false,
+        buffers: false,
     };
 }
 
@@ -60,6 +67,7 @@ impl fmt::Display for Checks {
             (self.barriers, "sync"),
             (self.init, "init"),
             (self.waits, "wait"),
+            (self.buffers, "buffers"),
         ]
         .into_iter()
         .filter_map(|(on, name)| on.then_some(name))
@@ -82,7 +90,8 @@ impl fmt::Display for ChecksParseError {
             f,
             "unknown check `{}`: expected `all`, `none`, or a comma-separated list of `race` \
              (LDS racecheck), `sync` (barrier synccheck), `init` (initcheck of LDS, scratch and \
-             device memory) and `wait` (loads' destinations used before their wait)",
+             device memory), `wait` (loads' destinations used before their wait) and `buffers` \
+             (accesses to buffers the launch did not pass)",
             self.0
         )
     }
@@ -93,7 +102,7 @@ impl std::error::Error for ChecksParseError {}
 impl FromStr for Checks {
     type Err = ChecksParseError;
 
-    /// `all`, `none`, or a comma-separated list of `race`, `sync`, `init` and `wait`.
+    /// `all`, `none`, or a comma-separated list of `race`, `sync`, `init`, `wait` and `buffers`.
     fn from_str(s: &str) -> Result<Checks, ChecksParseError> {
         match s {
             "all" => return Ok(Checks::ALL),
@@ -107,6 +116,7 @@ impl FromStr for Checks {
                 "sync" => checks.barriers = true,
                 "init" => checks.init = true,
                 "wait" => checks.waits = true,
+                "buffers" => checks.buffers = true,
                 other => return Err(ChecksParseError(other.to_string())),
             }
         }
@@ -127,11 +137,12 @@ mod tests {
             "sync",
             "init",
             "wait",
+            "buffers",
             "race,init,wait",
         ] {
             assert_eq!(text.parse::<Checks>().unwrap().to_string(), text);
         }
-        assert_eq!("sync,race,wait,init".parse(), Ok(Checks::ALL));
+        assert_eq!("sync,race,wait,buffers,init".parse(), Ok(Checks::ALL));
         assert_eq!(
             "race".parse(),
             Ok(Checks {

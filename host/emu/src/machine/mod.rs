@@ -401,6 +401,7 @@ mod tests {
             grid: [1, 1, 1],
             workgroup_size: [256, 1, 1],
             dynamic_lds: 0,
+            buffers: None,
         };
         gpu.dispatch(&d).map(|_| ())
     }

@@ -167,7 +167,8 @@ pub(crate) fn run_groups<I: Isa>(
             done: 0,
         });
     }
-    let view = mem.shared(options.checks.init);
+    let passed = d.buffers.filter(|_| options.checks.buffers);
+    let view = mem.shared(options.checks.init, passed);
     let shared = Shared {
         target,
         d,

@@ -241,11 +241,21 @@ impl DeviceMemory {
 
     /// The view a dispatch's waves share while it runs (no allocation comes or goes meanwhile);
     /// with `initcheck`, a read of bytes never written through it or by the host is an error.
-    pub(crate) fn shared(&mut self, initcheck: bool) -> SharedMemory<'_> {
+    /// With `passed`, a buffer holding none of those addresses is out of the kernel's reach.
+    pub(crate) fn shared(&mut self, initcheck: bool, passed: Option<&[u64]>) -> SharedMemory<'_> {
         SharedMemory::new(
-            self.allocations
-                .iter_mut()
-                .map(|a| (a.base, a.bytes.as_mut_slice(), &a.written[..], a.access)),
+            self.allocations.iter_mut().map(|a| {
+                let end = a.base + a.bytes.len() as u64;
+                let access = match (a.access, passed) {
+                    (Access::ReadWrite, Some(p))
+                        if !p.iter().any(|x| (a.base..end).contains(x)) =>
+                    {
+                        Access::Hidden("a buffer the launch did not pass to the kernel")
+                    }
+                    (access, _) => access,
+                };
+                (a.base, a.bytes.as_mut_slice(), &a.written[..], access)
+            }),
             initcheck,
         )
     }
@@ -302,7 +312,7 @@ mod tests {
         m.write(kernarg, &[1, 2, 3, 4]).unwrap();
         m.write(scratch, &[5]).unwrap();
         // A kernel reads the kernarg segment, writes no protected region, and reads no hidden one.
-        let view = m.shared(true);
+        let view = m.shared(true, None);
         let mut four = [0u8; 4];
         view.kernel_read(kernarg, &mut four).unwrap();
         assert_eq!(four, [1, 2, 3, 4]);
@@ -338,7 +348,7 @@ mod tests {
             Err(MemoryError::OutOfBounds { .. })
         ));
         m.free(kernarg).unwrap();
-        let view = m.shared(true);
+        let view = m.shared(true, None);
         assert!(view.kernel_read(kernarg, &mut one).is_err());
         view.kernel_read(later, &mut one).unwrap();
         assert_eq!(one, [8]);

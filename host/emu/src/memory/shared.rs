@@ -194,7 +194,7 @@ mod tests {
         let buffer = m.alloc(16, 256).unwrap();
         let scratch = m.alloc_internal(8, 64, Access::Hidden("scratch")).unwrap();
         {
-            let view = m.shared(true);
+            let view = m.shared(true, None);
             view.kernel_write(buffer + 12, &[1, 2, 3, 4]).unwrap();
             assert!(matches!(
                 view.kernel_write(buffer + 13, &[0; 4]),
@@ -216,7 +216,7 @@ mod tests {
         let mut m = DeviceMemory::new();
         let buffer = m.alloc(16, 256).unwrap();
         m.write(buffer, &[1, 2]).unwrap();
-        let view = m.shared(true);
+        let view = m.shared(true, None);
         let mut out = [0u8; 4];
         assert_eq!(
             view.kernel_read(buffer, &mut out),
@@ -239,7 +239,7 @@ mod tests {
             })
         );
         // Without the check the bytes read as they are.
-        let view = m.shared(false);
+        let view = m.shared(false, None);
         view.kernel_read(buffer + 8, &mut out).unwrap();
         assert_eq!(out, [0; 4]);
     }
@@ -250,7 +250,7 @@ mod tests {
         let counter = m.alloc(8, 256).unwrap();
         m.write(counter, &[0; 8]).unwrap();
         {
-            let view = m.shared(true);
+            let view = m.shared(true, None);
             std::thread::scope(|s| {
                 for _ in 0..4 {
                     s.spawn(|| {

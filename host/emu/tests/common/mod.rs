@@ -307,6 +307,7 @@ impl Loaded {
             grid,
             workgroup_size: block,
             dynamic_lds,
+            buffers: None,
         };
         self.gpu.dispatch(&d)
     }
@@ -509,6 +510,7 @@ impl AsmKernel {
             grid,
             workgroup_size: block,
             dynamic_lds: 0,
+            buffers: None,
         };
         self.gpu.dispatch(&d)
     }
