@@ -431,20 +431,9 @@ mod tests {
     }
 
     fn uses(r: Registers) -> Footprint {
-        Footprint {
-            ranges: [
-                Some(r),
-                None,
-                None,
-                None,
-                None,
-                None,
-                None,
-                None,
-                None,
-                None,
-            ],
-        }
+        let mut f = Footprint::default();
+        f.ranges[0] = Some(r);
+        f
     }
 
     #[test]
@@ -509,6 +498,28 @@ mod tests {
         o.issue(&flat, 0x38, Target::Gfx1100);
         o.wait(&Wait::default().with(&[Queue::Lds], 0));
         assert_eq!(o.hazard(&uses(v(1, 2)), None), None);
+    }
+
+    #[test]
+    fn a_gfx9_flat_load_completes_only_when_a_counter_drains() {
+        let mut o = Outstanding::default();
+        let flat = Issue {
+            queues: [Some(Queue::FlatVector), Some(Queue::FlatLds)],
+            writes: Some(v(3, 1)),
+        };
+        o.issue(&flat, 0x50, Target::Gfx942);
+        o.issue(&load(Queue::Vector, Some(v(4, 1))), 0x58, Target::Gfx942);
+        o.issue(&load(Queue::Vector, None), 0x60, Target::Gfx942);
+        let vm = [Queue::Vector, Queue::FlatVector];
+        o.wait(&Wait::default().with(&vm, 1));
+        assert_eq!(o.hazard(&uses(v(4, 1)), None), None, "in order: done");
+        let h = o.hazard(&uses(v(3, 1)), None).unwrap();
+        assert_eq!(
+            (h.pc, h.queue.counter(Target::Gfx942)),
+            (0x50, "vmcnt(0) or lgkmcnt(0)")
+        );
+        o.wait(&Wait::default().with(&[Queue::Lds, Queue::Scalar, Queue::FlatLds], 0));
+        assert_eq!(o.hazard(&uses(v(3, 1)), None), None);
     }
 
     #[test]
