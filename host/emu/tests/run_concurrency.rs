@@ -7,7 +7,7 @@
 //! under the in-order schedule (one workgroup at a time) and under seeded random schedules (every
 //! workgroup that fits resident), and gives what hardware could give under each, or the error of
 //! the check that finds it. A load used before its wait, written in inline assembly, is HIP only
-//! (Rust's `asm!` has no AMDGPU support).
+//! (Rust's `asm!` lists no AMDGPU support).
 mod common;
 
 use common::variant::{CDNA, RDNA, Variant};
