@@ -81,10 +81,29 @@ pub enum Access {
 
 struct Allocation {
     base: u64,
-    bytes: Vec<u8>,
+    /// The bytes, held in 8-byte words so that a dispatch's threads can access aligned words
+    /// whole (see `shared`).
+    words: Vec<u64>,
+    /// Its length in bytes.
+    len: usize,
     /// Which bytes were ever written (initcheck's shadow).
     written: Vec<std::sync::atomic::AtomicU64>,
     access: Access,
+}
+
+impl Allocation {
+    /// The bytes.
+    fn bytes(&self) -> &[u8] {
+        // SAFETY: the words are initialised integers, which any byte pattern views validly; u8
+        // needs no alignment; `len` is at most 8 bytes per word.
+        unsafe { std::slice::from_raw_parts(self.words.as_ptr().cast::<u8>(), self.len) }
+    }
+
+    /// The bytes, for writing.
+    fn bytes_mut(&mut self) -> &mut [u8] {
+        // SAFETY: as in `bytes`, with the words borrowed exclusively.
+        unsafe { std::slice::from_raw_parts_mut(self.words.as_mut_ptr().cast::<u8>(), self.len) }
+    }
 }
 
 /// The device's memory.
@@ -154,7 +173,8 @@ impl DeviceMemory {
             at,
             Allocation {
                 base,
-                bytes: vec![0; len],
+                words: vec![0; len.div_ceil(8)],
+                len,
                 written: written::none(len),
                 access,
             },
@@ -202,7 +222,7 @@ impl DeviceMemory {
             address >= a.base
                 && address
                     .checked_add(len)
-                    .is_some_and(|end| end <= a.base + a.bytes.len() as u64)
+                    .is_some_and(|end| end <= a.base + a.len as u64)
         };
         let hint = self.last_hit.get();
         if self.allocations.get(hint).is_some_and(fits) {
@@ -226,7 +246,7 @@ impl DeviceMemory {
         let i = self.find(address, len)?;
         let a = &self.allocations[i];
         let off = (address - a.base) as usize;
-        Ok(&a.bytes[off..off + len as usize])
+        Ok(&a.bytes()[off..off + len as usize])
     }
 
     /// The bytes `[address, address + len)` for writing, which must lie in one allocation; they
@@ -236,7 +256,7 @@ impl DeviceMemory {
         let a = &mut self.allocations[i];
         let off = (address - a.base) as usize;
         written::mark(&a.written, off, len as usize);
-        Ok(&mut a.bytes[off..off + len as usize])
+        Ok(&mut a.bytes_mut()[off..off + len as usize])
     }
 
     /// The view a dispatch's waves share while it runs (no allocation comes or goes meanwhile);
@@ -245,7 +265,7 @@ impl DeviceMemory {
     pub(crate) fn shared(&mut self, initcheck: bool, passed: Option<&[u64]>) -> SharedMemory<'_> {
         SharedMemory::new(
             self.allocations.iter_mut().map(|a| {
-                let end = a.base + a.bytes.len() as u64;
+                let end = a.base + a.len as u64;
                 let access = match (a.access, passed) {
                     (Access::ReadWrite, Some(p))
                         if !p.iter().any(|x| (a.base..end).contains(x)) =>
@@ -254,7 +274,13 @@ impl DeviceMemory {
                     }
                     (access, _) => access,
                 };
-                (a.base, a.bytes.as_mut_slice(), &a.written[..], access)
+                (
+                    a.base,
+                    a.len,
+                    a.words.as_mut_slice(),
+                    &a.written[..],
+                    access,
+                )
             }),
             initcheck,
         )

@@ -1,16 +1,18 @@
 //! Device memory as a dispatch sees it: one view the threads running its waves share.
 //!
 //! While a dispatch runs, no allocation comes or goes, so the view fixes the allocation list and
-//! lets every thread read and write the bytes at once. Each byte is an atomic (release stores,
-//! acquire loads): waves that race on a location see some order of each other's stores, as on
-//! hardware, without a data race on the host, and a wave that sees another's flag sees what that
-//! wave wrote before it, whatever the host's memory model. A read-modify-write (a global atomic) holds one of a set of locks chosen by its
+//! lets every thread read and write the bytes at once. The bytes are held in 8-byte words, each
+//! an atomic (release stores, acquire loads; a store of part of a word replaces those bytes in
+//! one compare-and-swap): waves that race on a location see some order of each other's stores,
+//! as on hardware, without a data race on the host; an access of up to 8 bytes within an
+//! aligned word is never torn, as the hardware's aligned accesses are not; and a wave that sees
+//! another's flag sees what that wave wrote before it, whatever the host's memory model. A read-modify-write (a global atomic) holds one of a set of locks chosen by its
 //! address, so concurrent atomics on one location never lose an update. Every store records its
 //! bytes as written; under initcheck a read of bytes never written is an error.
 
 use super::{Access, MemoryError, written};
 use std::sync::Mutex;
-use std::sync::atomic::{AtomicU8, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Locks that serialise read-modify-writes, chosen by the 8-byte-aligned address.
 const ATOMIC_LOCKS: usize = 64;
@@ -18,7 +20,10 @@ const ATOMIC_LOCKS: usize = 64;
 /// One allocation's bytes.
 struct Region<'m> {
     base: u64,
-    bytes: &'m [AtomicU8],
+    /// Its length in bytes.
+    len: usize,
+    /// The bytes, 8 to a word in the host's byte order.
+    words: &'m [AtomicU64],
     written: &'m [AtomicU64],
     access: Access,
 }
@@ -32,18 +37,21 @@ pub(crate) struct SharedMemory<'m> {
 }
 
 impl<'m> SharedMemory<'m> {
-    /// The view of `allocations`: (base, bytes, which bytes were written, access), ordered by
-    /// base; `initcheck` makes reads of unwritten bytes errors.
+    /// The view of `allocations`: (base, length, the bytes in words, which bytes were written,
+    /// access), ordered by base; `initcheck` makes reads of unwritten bytes errors.
     pub(super) fn new(
-        allocations: impl Iterator<Item = (u64, &'m mut [u8], &'m [AtomicU64], Access)>,
+        allocations: impl Iterator<Item = (u64, usize, &'m mut [u64], &'m [AtomicU64], Access)>,
         initcheck: bool,
     ) -> Self {
+        const { assert!(align_of::<AtomicU64>() == align_of::<u64>()) };
         let regions = allocations
-            .map(|(base, bytes, written, access)| Region {
+            .map(|(base, len, words, written, access)| Region {
                 base,
-                // SAFETY: AtomicU8 has the size and alignment of u8, and the exclusive borrow
-                // of the bytes for 'm means nothing else reads or writes them meanwhile.
-                bytes: unsafe { &*(bytes as *mut [u8] as *const [AtomicU8]) },
+                len,
+                // SAFETY: AtomicU64 has the size of u64 and (checked above) its alignment, and
+                // the exclusive borrow of the words for 'm means nothing else reads or writes
+                // them meanwhile.
+                words: unsafe { &*(words as *mut [u64] as *const [AtomicU64]) },
                 written,
                 access,
             })
@@ -65,7 +73,7 @@ impl<'m> SharedMemory<'m> {
         };
         let r = &self.regions[i];
         let end = address.checked_add(len).ok_or(out)?;
-        if end > r.base + r.bytes.len() as u64 {
+        if end > r.base + r.len as u64 {
             return Err(out);
         }
         Ok((r, (address - r.base) as usize))
@@ -106,13 +114,13 @@ impl<'m> SharedMemory<'m> {
     /// Reads `out.len()` bytes at `off` of `r`.
     fn read_region(&self, r: &Region<'m>, off: usize, out: &mut [u8]) -> Result<(), MemoryError> {
         self.check_written(r, off, out.len())?;
-        load(&r.bytes[off..off + out.len()], out);
+        load(r.words, off, out);
         Ok(())
     }
 
     /// Writes `data` at `off` of `r`.
     fn write_region(r: &Region<'m>, off: usize, data: &[u8]) {
-        store(&r.bytes[off..off + data.len()], data);
+        store(r.words, off, data);
         written::mark(r.written, off, data.len());
     }
 
@@ -172,15 +180,51 @@ impl<'m> SharedMemory<'m> {
     }
 }
 
-fn load(cells: &[AtomicU8], out: &mut [u8]) {
-    for (o, c) in out.iter_mut().zip(cells) {
-        *o = c.load(Ordering::Acquire);
+/// The pieces of `[off, off + len)` within one word each: (word, first byte in it, bytes,
+/// offset into the range).
+fn pieces(off: usize, len: usize) -> impl Iterator<Item = (usize, usize, usize, usize)> {
+    let mut k = 0;
+    std::iter::from_fn(move || {
+        (k < len).then(|| {
+            let at = off + k;
+            let n = (8 - at % 8).min(len - k);
+            let piece = (at / 8, at % 8, n, k);
+            k += n;
+            piece
+        })
+    })
+}
+
+/// Reads the bytes at `off` into `out`, each word whole.
+fn load(words: &[AtomicU64], off: usize, out: &mut [u8]) {
+    for (w, first, n, k) in pieces(off, out.len()) {
+        let bytes = words[w].load(Ordering::Acquire).to_ne_bytes();
+        out[k..k + n].copy_from_slice(&bytes[first..first + n]);
     }
 }
 
-fn store(cells: &[AtomicU8], data: &[u8]) {
-    for (c, &d) in cells.iter().zip(data) {
-        c.store(d, Ordering::Release);
+/// Writes `data` at `off`, each word whole: a part of a word replaces its bytes in one
+/// compare-and-swap, so that no reader sees half of it.
+fn store(words: &[AtomicU64], off: usize, data: &[u8]) {
+    for (w, first, n, k) in pieces(off, data.len()) {
+        let piece = &data[k..k + n];
+        if n == 8 {
+            let mut whole = [0u8; 8];
+            whole.copy_from_slice(piece);
+            words[w].store(u64::from_ne_bytes(whole), Ordering::Release);
+            continue;
+        }
+        let mut current = words[w].load(Ordering::Relaxed);
+        loop {
+            let mut bytes = current.to_ne_bytes();
+            bytes[first..first + n].copy_from_slice(piece);
+            let new = u64::from_ne_bytes(bytes);
+            match words[w].compare_exchange_weak(current, new, Ordering::Release, Ordering::Relaxed)
+            {
+                Ok(_) => break,
+                Err(seen) => current = seen,
+            }
+        }
     }
 }
 
@@ -262,5 +306,30 @@ mod tests {
             });
         }
         assert_eq!(m.read_le::<8>(counter).unwrap(), 40_000u64.to_le_bytes());
+    }
+
+    #[test]
+    fn aligned_accesses_within_a_word_are_never_torn_between_threads() {
+        let mut m = DeviceMemory::new();
+        let buffer = m.alloc(16, 256).unwrap();
+        m.write(buffer, &[0; 16]).unwrap();
+        let view = m.shared(true, None);
+        std::thread::scope(|s| {
+            s.spawn(|| {
+                for k in 0..200_000u32 {
+                    let fill = if k % 2 == 0 { 0xff } else { 0 };
+                    view.kernel_write(buffer + 4, &[fill; 4]).unwrap();
+                    view.kernel_write(buffer + 8, &[fill; 8]).unwrap();
+                }
+            });
+            for _ in 0..200_000 {
+                let mut half = [0u8; 4];
+                view.kernel_read(buffer + 4, &mut half).unwrap();
+                assert!(half == [0; 4] || half == [0xff; 4], "{half:?}");
+                let mut whole = [0u8; 8];
+                view.kernel_read(buffer + 8, &mut whole).unwrap();
+                assert!(whole == [0; 8] || whole == [0xff; 8], "{whole:?}");
+            }
+        });
     }
 }
