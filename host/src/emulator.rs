@@ -127,8 +127,9 @@ impl Emulator {
     /// Sets the sanitizer checks of the following dispatches (by default [`Checks::ALL`]: an
     /// LDS race between two waves of a workgroup, its waves waiting at different barriers, a
     /// read of LDS, scratch or device memory never written, a register used before the wait
-    /// for the load that writes it, or an access to a buffer none of the launch's pointer
-    /// arguments points into is a launch error naming the waves).
+    /// for the load that writes it, an access to a buffer none of the launch's pointer
+    /// arguments points into, or in WGP mode a read of another wave's global store without
+    /// release and acquire is a launch error naming the waves).
     ///
     /// # Example
     /// ```
@@ -400,6 +401,10 @@ fn fault_advice(fault: &Fault) -> &'static str {
         Fault::DivergentBarrier(_) => {
             "; a barrier only some waves reach: move it out of the condition (hardware lets \
              the waves through, pairing barriers the code did not mean to pair)"
+        }
+        Fault::WgpVisibility(_) => {
+            "; in WGP mode a workgroup's waves share global memory only through a release \
+             before the barrier and an acquire after it (workgroup-scope fences)"
         }
         Fault::WaitcntHazard(_) => {
             "; the code uses a load's destination before waiting for it: a compiler emits the \

@@ -156,8 +156,10 @@ enum EmuCmd {
         /// (an LDS race between two waves of a workgroup is an error naming both), `sync`
         /// (waves of a workgroup waiting at different barriers is an error naming their PCs)
         /// `init` (a read of LDS, scratch or device memory never written is an error) and
-        /// `wait` (a register used before the wait for the load that writes it is an error) and
-        /// `buffers` (an access to a buffer no pointer argument points into is an error).
+        /// `wait` (a register used before the wait for the load that writes it is an error),
+        /// `buffers` (an access to a buffer no pointer argument points into is an error) and
+        /// `wgp` (in WGP mode, a read of another wave's global store without release and
+        /// acquire is an error).
         #[arg(long, value_name = "CHECKS")]
         check: Option<iron_emu::Checks>,
         /// A kernel argument, in order, checked against the kernel's metadata (kind and size):

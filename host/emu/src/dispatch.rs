@@ -76,6 +76,12 @@ impl KernelDescriptor {
         self.compute_pgm_rsrc2 >> 11 & 3
     }
 
+    /// Whether the kernel runs in WGP mode (COMPUTE_PGM_RSRC1.WGP_MODE, GFX10 and later): its
+    /// waves may be spread over both CUs of a workgroup processor.
+    pub fn wgp_mode(&self) -> bool {
+        self.compute_pgm_rsrc1 >> 29 & 1 == 1
+    }
+
     /// Whether the kernel was built for wave32 (KERNEL_CODE_PROPERTY_ENABLE_WAVEFRONT_SIZE32).
     pub fn wave32(&self) -> bool {
         self.kernel_code_properties >> 10 & 1 == 1

@@ -84,6 +84,11 @@ pub enum Fault {
     /// reads the registers' old value, or the load's value lands after the instruction's write.
     #[error("{0}")]
     WaitcntHazard(Box<WaitcntHazard>),
+    /// A wave read a global dword that another wave of its WGP-mode workgroup stored, without
+    /// the release and acquire that make the store visible across the WGP's two CUs
+    /// (visibility check). Hardware may return the value the reader's L0 cache held before.
+    #[error("{0}")]
+    WgpVisibility(Box<WgpVisibility>),
     /// The waves of a workgroup met at barriers at different PCs (synccheck): a barrier in
     /// code that only some waves run. Lists every waiting wave and the PC of its barrier.
     #[error("divergent barrier: the workgroup's waves wait at different barriers ({})",
@@ -182,6 +187,32 @@ impl fmt::Display for WaitcntHazard {
             "waitcnt hazard: {} may still be written by `{}` at pc {:#x}, issued earlier with \
              no wait for {} since",
             self.registers, self.load, self.load_pc, self.counter
+        )
+    }
+}
+
+/// A WGP visibility fault: the store the read (the error's) may not see, and what is missing.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct WgpVisibility {
+    /// The dword read.
+    pub address: u64,
+    /// The lane that reads it.
+    pub lane: u32,
+    /// The wave of the workgroup that stored it.
+    pub writer_wave: u32,
+    /// The PC of the store.
+    pub writer_pc: u64,
+    /// What the memory model asks for and the code lacks.
+    pub missing: &'static str,
+}
+
+impl fmt::Display for WgpVisibility {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "WGP visibility: lane {} reads {:#x}, stored by wave {} at pc {:#x}, without {}: \
+             the waves may be on different CUs of the WGP",
+            self.lane, self.address, self.writer_wave, self.writer_pc, self.missing
         )
     }
 }

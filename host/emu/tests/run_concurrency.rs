@@ -2,8 +2,9 @@
 //! (`tests/data/src/hip_concurrency.hip`, built by clang-22) and, for the spins and the races, in
 //! Rust (`tests/data/rust`): spins that finish only when the workgroup they wait for is resident,
 //! a chained scan, races whose outcome depends on how waves interleave, barriers, reads of
-//! memory never written (LDS, scratch, device memory), a store one element past a buffer and a
-//! load used before its wait. Each runs
+//! memory never written (LDS, scratch, device memory), a store one element past a buffer, a
+//! load used before its wait, generic pointers to LDS and scratch, and global memory shared
+//! across a barrier with and without the fences WGP mode needs. Each runs
 //! under the in-order schedule (one workgroup at a time) and under seeded random schedules (every
 //! workgroup that fits resident), and gives what hardware could give under each, or the error of
 //! the check that finds it. A load used before its wait, written in inline assembly, is HIP only
@@ -634,5 +635,62 @@ fn generic_pointers_reach_lds_and_scratch_under_every_check() {
             }
             other => panic!("{}: expected an initcheck error: {other:?}", v.name),
         }
+    }
+}
+
+/// Runs `global_exchange` on one workgroup, through the fenced barrier or the bare one.
+fn exchange(k: &mut Loaded, fenced: bool) -> Result<Vec<u32>, EmuError> {
+    let buf = k.upload(&[0xcd; 4 * 256]);
+    let out = k.upload(&[0xee; 4 * 256]);
+    let args = Args::default().ptr(buf).ptr(out).u32(u32::from(fenced));
+    k.launch("global_exchange", &args.0, [1, 1, 1], [256, 1, 1], 0)?;
+    Ok(from_bytes(&k.download(out, 4 * 256)))
+}
+
+#[test]
+#[ignore = "needs the emulator's test kernels, built by `cargo xtask test`"]
+fn a_global_exchange_through_a_bare_barrier_breaks_the_wgp_visibility_rule() {
+    for (v, mut k) in builds() {
+        let lanes = v.lanes as u32;
+        let expected: Vec<u32> = (0..256).map(|t| 7 * ((t + lanes) % 256) + 3).collect();
+        for schedule in [Schedule::InOrder, Schedule::Random { seed: 6 }] {
+            k.gpu.set_schedule(schedule);
+            let fenced = exchange(&mut k, true).unwrap();
+            assert_eq!(fenced, expected, "{} {schedule}", v.name);
+            let bare = exchange(&mut k, false);
+            if !v.rdna {
+                // A CDNA workgroup runs on one CU: the barrier alone suffices.
+                assert_eq!(bare.unwrap(), expected, "{} {schedule}", v.name);
+                continue;
+            }
+            match bare {
+                Err(EmuError::Execution {
+                    fault: Fault::WgpVisibility(f),
+                    wave,
+                    instruction,
+                    ..
+                }) => {
+                    assert!(instruction.starts_with("global_load"), "{instruction}");
+                    assert_ne!(f.writer_wave, wave, "{}", v.name);
+                    assert!(
+                        f.missing.starts_with("the writer's release"),
+                        "{}",
+                        f.missing
+                    );
+                    let t = wave * lanes + f.lane;
+                    assert_eq!(f.writer_wave, (t + lanes) % 256 / lanes, "{}", v.name);
+                }
+                other => panic!(
+                    "{} {schedule}: expected a visibility error: {other:?}",
+                    v.name
+                ),
+            }
+        }
+        // With the check off the emulator's memory has no caches: the store is seen.
+        k.gpu.set_checks(Checks {
+            wgp: false,
+            ..Checks::ALL
+        });
+        assert_eq!(exchange(&mut k, false).unwrap(), expected, "{}", v.name);
     }
 }

@@ -29,6 +29,11 @@ pub struct Checks {
     /// ([`crate::Fault::Protected`]), although the buffer is live. Turn it off for a kernel
     /// that reaches buffers through pointers it reads from memory.
     pub buffers: bool,
+    /// visibility check of WGP mode (GFX11, GFX12): a wave reading a global dword that another
+    /// wave of its workgroup stored, without the writer's release and the reader's later
+    /// acquire between them, is a fault ([`crate::Fault::WgpVisibility`]). The waves may run
+    /// on the two CUs of the WGP, whose L0 caches are not coherent.
+    pub wgp: bool,
 }
 
 impl Checks {
@@ -39,6 +44,7 @@ impl Checks {
         init: true,
         waits: true,
         buffers: true,
+        wgp: true,
     };
     /// No check.
     pub const NONE: Checks = Checks {
@@ -47,6 +53,7 @@ impl Checks {
         init: false,
         waits: false,
         buffers: false,
+        wgp: false,
     };
 }
 
@@ -68,6 +75,7 @@ impl fmt::Display for Checks {
             (self.init, "init"),
             (self.waits, "wait"),
             (self.buffers, "buffers"),
+            (self.wgp, "wgp"),
         ]
         .into_iter()
         .filter_map(|(on, name)| on.then_some(name))
@@ -90,8 +98,9 @@ impl fmt::Display for ChecksParseError {
             f,
             "unknown check `{}`: expected `all`, `none`, or a comma-separated list of `race` \
              (LDS racecheck), `sync` (barrier synccheck), `init` (initcheck of LDS, scratch and \
-             device memory), `wait` (loads' destinations used before their wait) and `buffers` \
-             (accesses to buffers the launch did not pass)",
+             device memory), `wait` (loads' destinations used before their wait), `buffers` \
+             (accesses to buffers the launch did not pass) and `wgp` (global stores read by \
+             another wave of a WGP-mode workgroup without release and acquire)",
             self.0
         )
     }
@@ -102,7 +111,8 @@ impl std::error::Error for ChecksParseError {}
 impl FromStr for Checks {
     type Err = ChecksParseError;
 
-    /// `all`, `none`, or a comma-separated list of `race`, `sync`, `init`, `wait` and `buffers`.
+    /// `all`, `none`, or a comma-separated list of `race`, `sync`, `init`, `wait`, `buffers`
+    /// and `wgp`.
     fn from_str(s: &str) -> Result<Checks, ChecksParseError> {
         match s {
             "all" => return Ok(Checks::ALL),
@@ -117,6 +127,7 @@ impl FromStr for Checks {
                 "init" => checks.init = true,
                 "wait" => checks.waits = true,
                 "buffers" => checks.buffers = true,
+                "wgp" => checks.wgp = true,
                 other => return Err(ChecksParseError(other.to_string())),
             }
         }
@@ -138,11 +149,12 @@ mod tests {
             "init",
             "wait",
             "buffers",
+            "wgp",
             "race,init,wait",
         ] {
             assert_eq!(text.parse::<Checks>().unwrap().to_string(), text);
         }
-        assert_eq!("sync,race,wait,buffers,init".parse(), Ok(Checks::ALL));
+        assert_eq!("sync,race,wgp,wait,buffers,init".parse(), Ok(Checks::ALL));
         assert_eq!(
             "race".parse(),
             Ok(Checks {

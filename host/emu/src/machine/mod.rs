@@ -12,6 +12,7 @@ mod program;
 mod residency;
 mod run;
 mod schedule;
+pub(crate) mod visibility;
 pub(crate) mod waitcnt;
 pub(crate) mod wave;
 
@@ -26,7 +27,7 @@ use crate::WaveSize;
 use crate::counters::{Counters, InstructionClass};
 use crate::dispatch::{DecodedInstruction, Dispatch, TraceEvent};
 use crate::error::{EmuError, Fault};
-use crate::memory::{Access, DeviceMemory, SharedMemory};
+use crate::memory::{Access, DeviceMemory, MemoryError, SharedMemory};
 use crate::target::Target;
 use operand::DecodeError;
 use wave::VectorRows;
@@ -119,6 +120,10 @@ pub(crate) struct Ctx<'a> {
     pub pc: u64,
     pub counters: &'a mut Counters,
     pub scratch: Scratch,
+    /// The workgroup's record of its global stores (the WGP-mode visibility check).
+    pub visibility: &'a mut visibility::Visibility,
+    /// Whether the running instruction's global reads bypass the L0 cache.
+    pub bypasses_l0: bool,
 }
 
 impl Ctx<'_> {
@@ -132,6 +137,70 @@ impl Ctx<'_> {
             pc: self.pc,
             lane,
         }
+    }
+
+    /// Device memory at `address` read into `out` by `lane` of the running wave.
+    pub fn global_read(&mut self, address: u64, out: &mut [u8], lane: usize) -> Result<(), Fault> {
+        self.mem
+            .kernel_read(address, out)
+            .map_err(|e| global_fault(e, address, out.len() as u32, false, lane))?;
+        if self.visibility.enabled() && !self.bypasses_l0 {
+            self.visibility
+                .read(self.wave_index, address, out.len())
+                .map_err(|s| self.stale(s, lane))?;
+        }
+        Ok(())
+    }
+
+    /// `data` written to device memory at `address` by the running wave.
+    pub fn global_write(&mut self, address: u64, data: &[u8]) -> Result<(), Fault> {
+        self.mem
+            .kernel_write(address, data)
+            .map_err(|e| Fault::from_memory(e, address, data.len() as u32, true))?;
+        if self.visibility.enabled() {
+            self.visibility
+                .stored(self.wave_index, self.pc, address, data.len());
+        }
+        Ok(())
+    }
+
+    /// The `bytes` at `address` replaced by `update` of their value, atomically against every
+    /// other wave, by `lane` of the running wave; returns the old value.
+    pub fn global_update(
+        &mut self,
+        address: u64,
+        bytes: u32,
+        lane: usize,
+        update: impl FnOnce(u64) -> u64,
+    ) -> Result<u64, Fault> {
+        let old = self
+            .mem
+            .kernel_update(address, bytes, update)
+            .map_err(|e| global_fault(e, address, bytes, true, lane))?;
+        if self.visibility.enabled() {
+            self.visibility.updated(address, bytes as usize);
+        }
+        Ok(old)
+    }
+
+    /// The visibility fault of `lane`'s read that `stale` describes.
+    fn stale(&self, stale: visibility::Stale, lane: usize) -> Fault {
+        let gfx12 = self.target.has_split_counters();
+        let missing = match (stale.released, gfx12) {
+            (false, false) => "the writer's release (s_waitcnt_vscnt null, 0) after its store",
+            (false, true) => "the writer's release (s_wait_storecnt 0) after its store",
+            (true, false) => "the reader's acquire (buffer_gl0_inv) after the writer's release",
+            (true, true) => {
+                "the reader's acquire (global_inv scope:SCOPE_SE) after the writer's release"
+            }
+        };
+        Fault::WgpVisibility(Box::new(crate::error::WgpVisibility {
+            address: stale.address,
+            lane: lane as u32,
+            writer_wave: stale.writer,
+            writer_pc: stale.writer_pc,
+            missing,
+        }))
     }
 
     /// LDS bytes `r` (in range) read by `lane` of the running wave.
@@ -158,6 +227,17 @@ impl Ctx<'_> {
     ) -> Result<&mut [u8], Fault> {
         let who = self.lds_accessor(lane);
         self.lds.atomic(r, who)
+    }
+}
+
+/// The fault of `lane`'s global access of `bytes` at `address` that failed with `e`.
+fn global_fault(e: MemoryError, address: u64, bytes: u32, write: bool, lane: usize) -> Fault {
+    match e {
+        MemoryError::Unwritten { address } => Fault::UninitializedMemory {
+            address,
+            lane: Some(lane as u32),
+        },
+        e => Fault::from_memory(e, address, bytes, write),
     }
 }
 

@@ -10,6 +10,7 @@
 
 use super::checks::Checks;
 use super::schedule::{Picker, Schedule, WaveRef};
+use super::visibility::Visibility;
 use super::waitcnt::Counting;
 use super::wave::{MODE_GPR_IDX_EN, State, VectorRows};
 use super::{Ctx, Flow, Isa, LaunchState, Lds, Program, Wave};
@@ -47,6 +48,8 @@ struct Slot {
     group: [u32; 3],
     waves: Vec<Wave>,
     lds: Lds,
+    /// Its global stores, for the WGP-mode visibility check.
+    visibility: Visibility,
     /// Waves neither at a barrier nor finished.
     running: u32,
     /// Waves that finished.
@@ -154,6 +157,7 @@ pub(crate) fn run_groups<I: Isa>(
         _ => 1,
     };
     let rows = VectorRows::allocated(&d.descriptor, target.is_rdna(), launch.wave.lanes() == 32);
+    let wgp_checked = options.checks.wgp && target.is_rdna() && d.descriptor.wgp_mode();
     let mut sets: Vec<Vec<Slot>> = (0..workers).map(|_| Vec::new()).collect();
     for index in 0..resident {
         sets[(index % workers) as usize].push(Slot {
@@ -163,6 +167,7 @@ pub(crate) fn run_groups<I: Isa>(
                 .map(|_| Wave::new(rows))
                 .collect(),
             lds: Lds::new(launch.lds_size as usize, options.checks),
+            visibility: Visibility::new(wgp_checked, launch.waves_per_group as usize),
             running: 0,
             done: 0,
         });
@@ -329,6 +334,7 @@ impl<'a, I: Isa> Worker<'a, I> {
         let s = &mut self.slots[slot];
         s.group = group;
         s.lds.reset();
+        s.visibility.reset();
         let scratch = sh.launch.scratch;
         if scratch.base != 0 {
             let bytes = scratch.per_wave() * u64::from(waves_per_group);
@@ -450,6 +456,8 @@ impl<'a, I: Isa> Worker<'a, I> {
             pc: 0,
             counters: &mut self.counters,
             scratch: sh.launch.scratch,
+            visibility: &mut s.visibility,
+            bypasses_l0: false,
         };
         for _ in 0..slice {
             let pc = w.pc;
@@ -491,6 +499,10 @@ impl<'a, I: Isa> Worker<'a, I> {
                     }));
                     return Err(fail(fault, I::disassemble(sh.target, inst)));
                 }
+            }
+            if ctx.visibility.enabled() {
+                ctx.visibility.step(k as u32, dependencies.sync);
+                ctx.bypasses_l0 = dependencies.bypasses_l0;
             }
             if let Some(t) = trace.as_mut() {
                 t(&TraceEvent {

@@ -4,6 +4,7 @@
 
 use super::super::inst::{Format, Instruction};
 use super::super::opcodes::Op;
+use crate::machine::visibility::Sync;
 use crate::machine::waitcnt::{Counting, Dependencies, Footprint, Issue, Queue, Registers, Wait};
 
 /// What the waitcnt check needs of `i`.
@@ -11,6 +12,8 @@ pub(crate) fn dependencies(i: &Instruction) -> Dependencies {
     Dependencies {
         footprint: Footprint::named([&i.dst, &i.sdst].into_iter().chain(&i.src).chain(&i.scale)),
         counting: counting(i),
+        sync: Sync::None,
+        bypasses_l0: false,
     }
 }
 

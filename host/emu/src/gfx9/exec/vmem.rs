@@ -683,10 +683,7 @@ pub(crate) fn read_bytes(
 ) -> Result<(), Fault> {
     match place {
         Place::Discard => out.fill(0),
-        Place::Global(a) => ctx
-            .mem
-            .kernel_read(a, out)
-            .map_err(|e| global_fault(e, a, out.len() as u32, false, lane))?,
+        Place::Global(a) => ctx.global_read(a, out, lane)?,
         Place::Lds(o) => {
             let s = lds_range(ctx, o, out.len())?;
             out.copy_from_slice(ctx.lds_read(s, lane)?);
@@ -722,11 +719,7 @@ pub(crate) fn write_bytes(
 ) -> Result<(), Fault> {
     match place {
         Place::Discard => {}
-        Place::Global(a) => {
-            ctx.mem
-                .kernel_write(a, data)
-                .map_err(|e| Fault::from_memory(e, a, data.len() as u32, true))?;
-        }
+        Place::Global(a) => ctx.global_write(a, data)?,
         Place::Lds(o) => write_lds(ctx, o, lane, data)?,
         Place::Scratch { offset, base } => {
             check_scratch(ctx, offset, data.len())?;
@@ -753,10 +746,7 @@ pub(crate) fn update_bytes(
     update: impl FnOnce(u64) -> u64,
 ) -> Result<u64, Fault> {
     if let Place::Global(a) = place {
-        return ctx
-            .mem
-            .kernel_update(a, bytes, update)
-            .map_err(|e| global_fault(e, a, bytes, true, lane));
+        return ctx.global_update(a, bytes, lane, update);
     }
     let mut buf = [0u8; 8];
     read_bytes(ctx, place, lane, &mut buf[..bytes as usize])?;
@@ -768,17 +758,6 @@ pub(crate) fn update_bytes(
         &update(old).to_le_bytes()[..bytes as usize],
     )?;
     Ok(old)
-}
-
-/// The fault of `lane`'s global access of `bytes` at `address` that failed with `e`.
-fn global_fault(e: MemoryError, address: u64, bytes: u32, write: bool, lane: usize) -> Fault {
-    match e {
-        MemoryError::Unwritten { address } => Fault::UninitializedMemory {
-            address,
-            lane: Some(lane as u32),
-        },
-        e => Fault::from_memory(e, address, bytes, write),
-    }
 }
 
 fn lds_range(ctx: &Ctx<'_>, offset: u64, len: usize) -> Result<std::ops::Range<usize>, Fault> {

@@ -3,8 +3,9 @@
 //! storecnt, dscnt, kmcnt). Stores count on vscnt/storecnt, which no register waits on, so they
 //! are not kept. The machine keeps the accesses (`crate::machine::waitcnt`).
 
-use super::super::inst::{Format, Instruction};
+use super::super::inst::{Format, Instruction, OperandKind};
 use super::super::opcodes::Op;
+use crate::machine::visibility::Sync;
 use crate::machine::waitcnt::{Counting, Dependencies, Footprint, Issue, Queue, Registers, Wait};
 use crate::target::Target;
 
@@ -17,6 +18,30 @@ pub(crate) fn dependencies(target: Target, i: &Instruction) -> Dependencies {
     Dependencies {
         footprint: Footprint::named([&i.dst, &i.sdst].into_iter().chain(&i.src).chain(dual)),
         counting: counting(target, i),
+        sync: sync(i),
+        bypasses_l0: if target.has_split_counters() {
+            i.fields.scope >= 1
+        } else {
+            i.fields.glc
+        },
+    }
+}
+
+/// What `i` does for the visibility of global stores across the two CUs of a WGP: the
+/// workgroup-scope release and acquire of LLVM's AMDGPUUsage code sequences.
+fn sync(i: &Instruction) -> Sync {
+    let imm = i.fields.imm as u16;
+    let null = matches!(i.dst.kind, OperandKind::Sgpr(125) | OperandKind::None);
+    match i.op {
+        // All stores complete (GFX11: vscnt; GFX12: storecnt, alone or with dscnt).
+        Op::S_WAITCNT_VSCNT if null && imm == 0 => Sync::Release,
+        Op::S_WAIT_STORECNT if imm & 0x3f == 0 => Sync::Release,
+        Op::S_WAIT_STORECNT_DSCNT if imm >> 8 & 0x3f == 0 => Sync::Release,
+        Op::S_WAIT_IDLE => Sync::Release,
+        // The L0 cache invalidated (GFX12: at SE scope or wider).
+        Op::BUFFER_GL0_INV => Sync::Acquire,
+        Op::GLOBAL_INV if i.fields.scope >= 1 => Sync::Acquire,
+        _ => Sync::None,
     }
 }
 

@@ -1,6 +1,8 @@
 // Kernels whose outcome depends on workgroups and waves running at the same time: spins on a flag
 // another workgroup sets (in both orders), a chained scan, and races that lose updates or read
-// before the write when waves interleave (no barrier, no atomics).
+// before the write when waves interleave (no barrier, no atomics). Then the bug patterns each of
+// the emulator's checks must catch: divergent barriers, reads of memory never written, a load
+// used before its wait, generic pointers, and global memory shared across a bare barrier.
 #define __global__ __attribute__((global))
 #define __device__ __attribute__((device))
 #define __shared__ __attribute__((shared))
@@ -188,4 +190,19 @@ extern "C" __global__ void generic_scratch(u32* out, u32 written) {
   u32* p = generic(priv);
   for (u32 k = 0; k < written && k < 16; ++k) p[k] = t + k;
   out[t] = generic(priv)[t % 16];
+}
+
+// Every work-item stores its element to `buf`, the workgroup meets at a barrier (with the
+// workgroup-scope fences of __syncthreads when `fenced`, bare otherwise), and each reads the
+// element of the work-item one wave further on. In WGP mode (gfx11, gfx12) a bare barrier does
+// not make the store visible to a wave on the WGP's other CU.
+extern "C" __global__ void global_exchange(u32* buf, u32* out, u32 fenced) {
+  u32 t = tid();
+  buf[t] = 7 * t + 3;
+  if (fenced) {
+    sync_threads();
+  } else {
+    __builtin_amdgcn_s_barrier();
+  }
+  out[t] = buf[(t + wave_size()) % 256];
 }
