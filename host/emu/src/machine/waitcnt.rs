@@ -272,6 +272,8 @@ impl Pending {
 pub(crate) struct Outstanding {
     /// In issue order, oldest first.
     accesses: VecDeque<Access>,
+    /// How many of `accesses` each queue holds.
+    queued: [usize; QUEUES],
     pending: Pending,
 }
 
@@ -294,6 +296,7 @@ impl Outstanding {
     /// Forgets every access (a new wave starts).
     pub fn clear(&mut self) {
         self.accesses.clear();
+        self.queued = [0; QUEUES];
         self.pending = Pending::default();
     }
 
@@ -347,13 +350,14 @@ impl Outstanding {
         if let Some(w) = issue.writes {
             self.pending.mark(w);
         }
-        let full = issue.queues.iter().flatten().any(|&q| {
-            self.accesses
-                .iter()
-                .filter(|a| a.queues.contains(&Some(q)))
-                .count()
-                > q.limit(target)
-        });
+        for q in issue.queues.iter().flatten() {
+            self.queued[q.index()] += 1;
+        }
+        let full = issue
+            .queues
+            .iter()
+            .flatten()
+            .any(|&q| self.queued[q.index()] > q.limit(target));
         if full {
             // The wave stalled until the counter went below its maximum: the queue's oldest
             // access is complete.
@@ -411,8 +415,14 @@ impl Outstanding {
             keep[k - 1]
         });
         self.pending = Pending::default();
-        for w in self.accesses.iter().filter_map(|a| a.writes) {
-            self.pending.mark(w);
+        self.queued = [0; QUEUES];
+        for a in &self.accesses {
+            if let Some(w) = a.writes {
+                self.pending.mark(w);
+            }
+            for q in a.queues.iter().flatten() {
+                self.queued[q.index()] += 1;
+            }
         }
     }
 }

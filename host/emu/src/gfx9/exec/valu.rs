@@ -36,6 +36,7 @@ pub(crate) fn execute(ctx: &mut Ctx<'_>, w: &mut Wave, i: &Instruction) -> Resul
         mods: i.mods,
         vop3: matches!(i.format, Format::Vop3 | Format::Vop3b),
         fnuz: ctx.target == crate::Target::Gfx942,
+        lanes: valu_ops::active_lanes(exec),
     };
     let mut d = [0u64; 64];
     let res = valu_ops::compute(i.op, &env, &srcs, &mut d)?;

@@ -21,6 +21,15 @@ pub(crate) struct Env {
     pub vop3: bool,
     /// The target's 8-bit floats are the FNUZ variants (gfx942).
     pub fnuz: bool,
+    /// How many lanes to compute, from lane 0: those up to the highest lane the instruction
+    /// writes. Results of the lanes above are left as they were.
+    pub lanes: usize,
+}
+
+/// The lanes [`compute`] needs for an instruction that writes the lanes of `exec`: all up to the
+/// highest one.
+pub(crate) fn active_lanes(exec: u64) -> usize {
+    64 - exec.leading_zeros() as usize
 }
 
 /// What an instruction produced besides the per-lane values in `d`.
@@ -69,33 +78,33 @@ fn hb64(x: f64) -> u64 {
 }
 
 #[inline]
-fn un(d: &mut Lanes, a: &Lanes, op: impl Fn(u64) -> u64) {
-    for l in 0..64 {
-        d[l] = op(a[l]);
+fn un(d: &mut [u64], a: &[u64], op: impl Fn(u64) -> u64) {
+    for (d, &a) in d.iter_mut().zip(a) {
+        *d = op(a);
     }
 }
 #[inline]
-fn bin(d: &mut Lanes, a: &Lanes, b: &Lanes, op: impl Fn(u64, u64) -> u64) {
-    for l in 0..64 {
-        d[l] = op(a[l], b[l]);
+fn bin(d: &mut [u64], a: &[u64], b: &[u64], op: impl Fn(u64, u64) -> u64) {
+    for ((d, &a), &b) in d.iter_mut().zip(a).zip(b) {
+        *d = op(a, b);
     }
 }
 #[inline]
-fn tri(d: &mut Lanes, a: &Lanes, b: &Lanes, c: &Lanes, op: impl Fn(u64, u64, u64) -> u64) {
-    for l in 0..64 {
-        d[l] = op(a[l], b[l], c[l]);
+fn tri(d: &mut [u64], a: &[u64], b: &[u64], c: &[u64], op: impl Fn(u64, u64, u64) -> u64) {
+    for (((d, &a), &b), &c) in d.iter_mut().zip(a).zip(b).zip(c) {
+        *d = op(a, b, c);
     }
 }
 #[inline]
-fn lanes(d: &mut Lanes, op: impl Fn(usize) -> u64) {
+fn lanes(d: &mut [u64], op: impl Fn(usize) -> u64) {
     for (l, v) in d.iter_mut().enumerate() {
         *v = op(l);
     }
 }
 #[inline]
-fn mask(op: impl Fn(usize) -> bool) -> u64 {
+fn mask(n: usize, op: impl Fn(usize) -> bool) -> u64 {
     let mut m = 0u64;
-    for l in 0..64 {
+    for l in 0..n {
         m |= u64::from(op(l)) << l;
     }
     m
@@ -265,10 +274,11 @@ fn int_pred(pred: Pred, o: std::cmp::Ordering) -> bool {
     }
 }
 
-fn compare(c: Cmp, a: &Lanes, b: &Lanes) -> u64 {
+fn compare(c: Cmp, a: &[u64], b: &[u64]) -> u64 {
+    let n = a.len();
     let p = c.pred;
     if p == Pred::Class {
-        return mask(|l| {
+        return mask(n, |l| {
             let bit = match c.ty {
                 CmpType::F16 => class_bit(a[l] & 0xffff, 5, 10),
                 CmpType::F64 => class_bit(a[l], 11, 52),
@@ -278,15 +288,17 @@ fn compare(c: Cmp, a: &Lanes, b: &Lanes) -> u64 {
         });
     }
     match c.ty {
-        CmpType::F16 => mask(|l| float_pred(p, f64::from(hf(a[l])), f64::from(hf(b[l])))),
-        CmpType::F32 => mask(|l| float_pred(p, f64::from(f(a[l])), f64::from(f(b[l])))),
-        CmpType::F64 => mask(|l| float_pred(p, g(a[l]), g(b[l]))),
-        CmpType::I16 => mask(|l| int_pred(p, (a[l] as i16).cmp(&(b[l] as i16)))),
-        CmpType::U16 => mask(|l| int_pred(p, (a[l] as u16).cmp(&(b[l] as u16)))),
-        CmpType::I32 => mask(|l| int_pred(p, (a[l] as i32).cmp(&(b[l] as i32)))),
-        CmpType::U32 => mask(|l| int_pred(p, (a[l] as u32).cmp(&(b[l] as u32)))),
-        CmpType::I64 => mask(|l| int_pred(p, (a[l] as i64).cmp(&(b[l] as i64)))),
-        CmpType::U64 => mask(|l| int_pred(p, a[l].cmp(&b[l]))),
+        CmpType::F16 => mask(n, |l| {
+            float_pred(p, f64::from(hf(a[l])), f64::from(hf(b[l])))
+        }),
+        CmpType::F32 => mask(n, |l| float_pred(p, f64::from(f(a[l])), f64::from(f(b[l])))),
+        CmpType::F64 => mask(n, |l| float_pred(p, g(a[l]), g(b[l]))),
+        CmpType::I16 => mask(n, |l| int_pred(p, (a[l] as i16).cmp(&(b[l] as i16)))),
+        CmpType::U16 => mask(n, |l| int_pred(p, (a[l] as u16).cmp(&(b[l] as u16)))),
+        CmpType::I32 => mask(n, |l| int_pred(p, (a[l] as i32).cmp(&(b[l] as i32)))),
+        CmpType::U32 => mask(n, |l| int_pred(p, (a[l] as u32).cmp(&(b[l] as u32)))),
+        CmpType::I64 => mask(n, |l| int_pred(p, (a[l] as i64).cmp(&(b[l] as i64)))),
+        CmpType::U64 => mask(n, |l| int_pred(p, a[l].cmp(&b[l]))),
     }
 }
 
@@ -338,9 +350,11 @@ fn f32_to_u8(x: f32) -> u32 {
     }
 }
 
-/// Runs `op` on every lane: `s` are the sources, `d` receives per-lane results.
+/// Runs `op` on the first `e.lanes` lanes: `s` are the sources, `d` receives per-lane results.
 pub(crate) fn compute(op: Op, e: &Env, s: &[Lanes; 3], d: &mut Lanes) -> Result<Res, Fault> {
-    let (a, b, c) = (&s[0], &s[1], &s[2]);
+    let n = e.lanes;
+    let (a, b, c) = (&s[0][..n], &s[1][..n], &s[2][..n]);
+    let d = &mut d[..n];
     let ieee = e.ieee;
     let cl = e.clamp;
     use Op::*;
@@ -405,7 +419,7 @@ pub(crate) fn compute(op: Op, e: &Env, s: &[Lanes; 3], d: &mut Lanes) -> Result<
         }),
         V_DIV_SCALE_F32 => {
             let mut vcc = 0u64;
-            for l in 0..64 {
+            for l in 0..n {
                 let (r, v) = div_scale32(f(a[l]), f(b[l]), f(c[l]));
                 d[l] = fb(r);
                 vcc |= u64::from(v) << l;
@@ -449,7 +463,7 @@ pub(crate) fn compute(op: Op, e: &Env, s: &[Lanes; 3], d: &mut Lanes) -> Result<
         V_SQRT_F64 => un(d, a, |x| gb(g(x).sqrt())),
         V_DIV_SCALE_F64 => {
             let mut vcc = 0u64;
-            for l in 0..64 {
+            for l in 0..n {
                 let (r, v) = div_scale64(g(a[l]), g(b[l]), g(c[l]));
                 d[l] = gb(r);
                 vcc |= u64::from(v) << l;
@@ -685,7 +699,7 @@ pub(crate) fn compute(op: Op, e: &Env, s: &[Lanes; 3], d: &mut Lanes) -> Result<
         V_ADD_CO_U32 | V_SUB_CO_U32 | V_SUBREV_CO_U32 | V_ADDC_CO_U32 | V_SUBB_CO_U32
         | V_SUBBREV_CO_U32 => {
             let mut carry = 0u64;
-            for l in 0..64 {
+            for l in 0..n {
                 let cin = i64::from(
                     matches!(op, V_ADDC_CO_U32 | V_SUBB_CO_U32 | V_SUBBREV_CO_U32)
                         && c[l] >> l & 1 == 1,
@@ -729,7 +743,7 @@ pub(crate) fn compute(op: Op, e: &Env, s: &[Lanes; 3], d: &mut Lanes) -> Result<
         }),
         V_MAD_U64_U32 | V_MAD_I64_I32 => {
             let mut carry = 0u64;
-            for l in 0..64 {
+            for l in 0..n {
                 let (r, o) = if op == V_MAD_U64_U32 {
                     let p = u128::from(a[l] as u32) * u128::from(b[l] as u32) + u128::from(c[l]);
                     (p as u64, p >> 64 != 0)

@@ -17,7 +17,7 @@ use crate::gfx9;
 use crate::gfx9::exec::valu::{
     Lanes, dpp_source, flush_denormals, output_modifiers, read_operand, sign_modifiers,
 };
-use crate::gfx9::exec::valu_ops::{Env, Res, clamp_is_integer, compute};
+use crate::gfx9::exec::valu_ops::{Env, Res, active_lanes, clamp_is_integer, compute};
 use crate::machine::{Ctx, Wave};
 
 /// Executes a VALU instruction on `w`.
@@ -64,6 +64,7 @@ pub(crate) fn execute(ctx: &mut Ctx<'_>, w: &mut Wave, i: &Instruction) -> Resul
         mods,
         vop3: matches!(i.format, Format::Vop3 | Format::Vop3sd),
         fnuz: false,
+        lanes: active_lanes(exec),
     };
     let mut d = [0u64; 64];
     let math = gfx9_op(i.op);
@@ -72,7 +73,7 @@ pub(crate) fn execute(ctx: &mut Ctx<'_>, w: &mut Wave, i: &Instruction) -> Resul
     } else {
         compute(math.ok_or(Fault::Unsupported)?, &env, &srcs, &mut d)?
     };
-    let integer_clamp = math.is_some_and(clamp_is_integer);
+    let integer_clamp = (i.mods.clamp || i.mods.omod != 0) && math.is_some_and(clamp_is_integer);
     let mut write = exec;
     match i.ext {
         Ext::Dpp16(dpp) => {
@@ -271,6 +272,7 @@ fn vopd_half(w: &Wave, op: Op, src: &[Operand; 3]) -> Result<Lanes, Fault> {
         mods: Default::default(),
         vop3: false,
         fnuz: false,
+        lanes: active_lanes(w.exec()),
     };
     let mut d = [0u64; 64];
     match compute(math, &env, &srcs, &mut d)? {
