@@ -10,6 +10,18 @@ use crate::prerequisites::{self, CARGO_FUZZ, CLANG, HIP_RUNTIME};
 use crate::{packaging, projects, rocm_corpus};
 use anyhow::{Result, bail};
 use std::path::Path;
+use std::sync::OnceLock;
+use std::time::Instant;
+
+/// When the suite started: each step it announces carries the time since, so a slow step shows
+/// in any log of the run.
+static STARTED: OnceLock<Instant> = OnceLock::new();
+
+/// Announces a step of the suite, with the minutes and seconds since the suite started.
+fn step(what: std::fmt::Arguments<'_>) {
+    let seconds = STARTED.get_or_init(Instant::now).elapsed().as_secs();
+    eprintln!("[{:>2}m{:02}s] {what}", seconds / 60, seconds % 60);
+}
 
 /// Every target the test suite covers: the five gfx at their default wave size, and the RDNA
 /// targets in wave64.
@@ -20,6 +32,9 @@ const DOC_BLOCK_TARGETS: &str = "gfx950,gfx1100";
 
 /// Runs the whole suite.
 pub fn run_all(root: &Path) -> Result<()> {
+    step(format_args!(
+        "installing what the suite needs, then building every target"
+    ));
     prerequisites::ensure(&[
         &CLANG,
         &HIP_RUNTIME,
@@ -29,18 +44,22 @@ pub fn run_all(root: &Path) -> Result<()> {
     let iron_dir = build::target_dir(root).join("iron");
     build::device_crate(root, &build::library_dir(root), TEST_TARGETS, &iron_dir)?;
     let emu_objects = iron_dir.join("emu-tests");
-    eprintln!("building the emulator's test kernels");
+    step(format_args!("building the emulator's test kernels"));
     emu_test_objects::build_all(root, &emu_objects)?;
     let corpus = rocm_corpus::dir(&iron_dir);
     rocm_corpus::extract(&corpus)?;
-    eprintln!("building the kernels of README.md and docs/ for the GPU (tests/doc-blocks)");
+    step(format_args!(
+        "building the kernels of README.md and docs/ for the GPU (tests/doc-blocks)"
+    ));
     build::device_crate(
         root,
         &root.join("tests/doc-blocks"),
         DOC_BLOCK_TARGETS,
         &iron_dir.join("doc-blocks"),
     )?;
-    eprintln!("building the stand-in HIP runtime (a test fixture backed by the emulator)");
+    step(format_args!(
+        "building the stand-in HIP runtime (a test fixture backed by the emulator)"
+    ));
     let status = build::workspace_cargo(root)?
         .args(["build", "--quiet", "-p", "iron-hip-stand-in"])
         .status()?;
@@ -49,7 +68,7 @@ pub fn run_all(root: &Path) -> Result<()> {
     }
     let stand_in = build::target_dir(root).join("debug/libiron_hip_stand_in.so");
     let no_gpu = missing_gpu_reason();
-    eprintln!("running the workspace tests");
+    step(format_args!("running the workspace tests"));
     let outputs = TestOutputs {
         iron_dir: iron_dir.clone(),
         stand_in: stand_in.clone(),
@@ -78,9 +97,9 @@ pub fn run_all(root: &Path) -> Result<()> {
     library_under_other_schedules(root, &outputs)?;
     library_bench_through_stand_in(root, &iron_dir, &stand_in)?;
     docs_build_cleanly(root)?;
-    eprintln!(
+    step(format_args!(
         "the performance report on every target, small shapes (cargo xtask report --smoke --strict)"
-    );
+    ));
     crate::report::run(
         root,
         &crate::report::Options {
@@ -91,11 +110,16 @@ pub fn run_all(root: &Path) -> Result<()> {
             strict: true,
         },
     )?;
+    step(format_args!(
+        "the projects that use Iron from outside the repository, then the packages"
+    ));
     for project in projects::PROJECTS {
         projects::check(root, project)?;
     }
     packaging::check(root)?;
-    fuzz_smoke(root)
+    fuzz_smoke(root)?;
+    step(format_args!("the suite passed"));
+    Ok(())
 }
 
 /// What the build made for the tests, and where the tests find it.
@@ -133,7 +157,9 @@ const EXTRA_SCHEDULE_SEEDS: [u64; 2] = [2, 3];
 fn library_under_other_schedules(root: &Path, outputs: &TestOutputs) -> Result<()> {
     for seed in EXTRA_SCHEDULE_SEEDS {
         let schedule = format!("random:{seed}");
-        eprintln!("the library's kernel tests again, under the schedule {schedule}");
+        step(format_args!(
+            "the library's kernel tests again, under the schedule {schedule}"
+        ));
         let mut cargo = build::workspace_cargo(root)?;
         cargo
             .args(["test", "--quiet", "-p", "iron-tests", "--test", "emu_*"])
@@ -151,7 +177,9 @@ fn library_under_other_schedules(root: &Path, outputs: &TestOutputs) -> Result<(
 /// Runs the kernel benchmarks (`xtask/benches/library.rs`) once each, at small sizes, on the
 /// HIP stand-in: their device-event timing and launches run here as they would on a GPU.
 fn library_bench_through_stand_in(root: &Path, iron_dir: &Path, stand_in: &Path) -> Result<()> {
-    eprintln!("the kernel benchmarks once each, small sizes, through the HIP stand-in");
+    step(format_args!(
+        "the kernel benchmarks once each, small sizes, through the HIP stand-in"
+    ));
     let status = build::workspace_cargo(root)?
         .args(["test", "--quiet", "-p", "xtask", "--bench", "library"])
         .env("IRON_BENCH_SIZES", "small")
@@ -167,7 +195,9 @@ fn library_bench_through_stand_in(root: &Path, iron_dir: &Path, stand_in: &Path)
 /// Builds the workspace's API documentation with every rustdoc warning an error (broken links,
 /// missing docs on public crates).
 fn docs_build_cleanly(root: &Path) -> Result<()> {
-    eprintln!("building the API documentation (cargo doc, warnings denied)");
+    step(format_args!(
+        "building the API documentation (cargo doc, warnings denied)"
+    ));
     let status = build::workspace_cargo(root)?
         .args(["doc", "--quiet", "--workspace", "--no-deps"])
         .env("RUSTDOCFLAGS", "-D warnings")
@@ -184,7 +214,9 @@ const FUZZ_SMOKE_SECONDS: u32 = 10;
 /// Runs every fuzz target briefly (`fuzz/smoke.sh`): a crash, hang or runaway allocation fails
 /// the suite.
 fn fuzz_smoke(root: &Path) -> Result<()> {
-    eprintln!("fuzzing every target for {FUZZ_SMOKE_SECONDS} s (fuzz/smoke.sh)");
+    step(format_args!(
+        "fuzzing every target for {FUZZ_SMOKE_SECONDS} s (fuzz/smoke.sh)"
+    ));
     let status = iron_build::outside_command(root.join("fuzz/smoke.sh"))
         .arg(FUZZ_SMOKE_SECONDS.to_string())
         .env("CARGO_TARGET_DIR", build::target_dir(root))
