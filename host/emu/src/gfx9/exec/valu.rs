@@ -68,7 +68,12 @@ fn gather(
     out: &mut Lanes,
 ) -> Result<u64, Fault> {
     let o = &i.src[k];
-    read_operand(w, o, out)?;
+    // Only the lanes up to the highest active one are computed; DPP may read any.
+    let lanes = match i.ext {
+        Ext::Dpp(_) => 64,
+        _ => valu_ops::active_lanes(w.exec()),
+    };
+    read_operand_lanes(w, o, out, lanes)?;
     let mut valid = u64::MAX;
     if let (0, Ext::Dpp(dpp)) = (k, i.ext) {
         valid = dpp_permute(dpp, out, w.exec());
@@ -141,18 +146,29 @@ pub(crate) fn flush_denormals(w: &Wave, bits: u16, inputs: bool, v: &mut Lanes) 
 
 /// Reads an operand's raw bits for all lanes (scalars and constants are broadcast).
 pub(crate) fn read_operand(w: &Wave, o: &Operand, out: &mut Lanes) -> Result<(), Fault> {
+    read_operand_lanes(w, o, out, 64)
+}
+
+/// [`read_operand`] for the first `lanes` lanes of a vector register (the others are left as
+/// they were).
+pub(crate) fn read_operand_lanes(
+    w: &Wave,
+    o: &Operand,
+    out: &mut Lanes,
+    lanes: usize,
+) -> Result<(), Fault> {
     match o.kind {
         OperandKind::Vgpr(_) | OperandKind::Agpr(_) => {
             let (file, r) = w.vreg(o)?;
-            let lo = &file[r];
+            let lo = &file[r][..lanes];
             if o.dwords >= 2 {
-                let hi = &file[r + 1];
-                for l in 0..64 {
-                    out[l] = u64::from(lo[l]) | u64::from(hi[l]) << 32;
+                let hi = &file[r + 1][..lanes];
+                for ((out, &lo), &hi) in out.iter_mut().zip(lo).zip(hi) {
+                    *out = u64::from(lo) | u64::from(hi) << 32;
                 }
             } else {
-                for l in 0..64 {
-                    out[l] = u64::from(lo[l]);
+                for (out, &lo) in out.iter_mut().zip(lo) {
+                    *out = u64::from(lo);
                 }
             }
         }

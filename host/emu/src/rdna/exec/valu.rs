@@ -15,7 +15,8 @@ use super::{lanes, valu_ops};
 use crate::error::Fault;
 use crate::gfx9;
 use crate::gfx9::exec::valu::{
-    Lanes, dpp_source, flush_denormals, output_modifiers, read_operand, sign_modifiers,
+    Lanes, dpp_source, flush_denormals, output_modifiers, read_operand, read_operand_lanes,
+    sign_modifiers,
 };
 use crate::gfx9::exec::valu_ops::{Env, Res, active_lanes, clamp_is_integer, compute};
 use crate::machine::{Ctx, Wave};
@@ -105,7 +106,12 @@ fn gather(
     spec: OperandSpec,
     out: &mut Lanes,
 ) -> Result<u64, Fault> {
-    read_operand(w, &i.src[k], out)?;
+    // Only the lanes up to the highest active one are computed; DPP may read any.
+    let lanes = match i.ext {
+        Ext::None => active_lanes(w.exec()),
+        Ext::Dpp16(_) | Ext::Dpp8(_) => 64,
+    };
+    read_operand_lanes(w, &i.src[k], out, lanes)?;
     let mut valid = u64::MAX;
     if k == 0 {
         match i.ext {
