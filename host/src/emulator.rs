@@ -128,8 +128,10 @@ impl Emulator {
     /// LDS race between two waves of a workgroup, its waves waiting at different barriers, a
     /// read of LDS, scratch or device memory never written, a register used before the wait
     /// for the load that writes it, an access to a buffer none of the launch's pointer
-    /// arguments points into, or in WGP mode a read of another wave's global store without
-    /// release and acquire is a launch error naming the waves).
+    /// arguments points into, in WGP mode a read of another wave's global store without
+    /// release and acquire, or two waves' accesses of a global dword, one a plain store, with
+    /// no barrier or agent-scope release and acquire ordering them, is a launch error naming
+    /// the waves).
     ///
     /// # Example
     /// ```
@@ -413,6 +415,11 @@ fn fault_advice(fault: &Fault) -> &'static str {
         Fault::LdsRace(_) => {
             "; put a barrier (workgroup_barrier) between the two accesses, or make them atomic; \
              Emulator::set_checks(Checks::NONE) runs without the check"
+        }
+        Fault::GlobalRace(_) => {
+            "; waves of one workgroup need a barrier between the two accesses, workgroups a \
+             release (a fence, then an atomic) by the one and an acquire (an atomic, then a \
+             fence) by the other; or make the accesses atomic"
         }
     }
 }

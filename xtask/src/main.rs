@@ -153,7 +153,9 @@ enum EmuCmd {
         #[arg(long, value_name = "N")]
         threads: Option<u32>,
         /// Sanitizer checks: `all` (the default), `none`, or a comma-separated list of `race`
-        /// (an LDS race between two waves of a workgroup is an error naming both), `sync`
+        /// (an LDS race between two waves of a workgroup, or a global memory race between two
+        /// waves with no barrier or release and acquire ordering them, is an error naming both;
+        /// `lds-race` and `global-race` pick one), `sync`
         /// (waves of a workgroup waiting at different barriers is an error naming their PCs)
         /// `init` (a read of LDS, scratch or device memory never written is an error) and
         /// `wait` (a register used before the wait for the load that writes it is an error),

@@ -89,6 +89,11 @@ pub enum Fault {
     /// (visibility check). Hardware may return the value the reader's L0 cache held before.
     #[error("{0}")]
     WgpVisibility(Box<WgpVisibility>),
+    /// Two waves touched the same global dword, one writing with a plain store, with nothing
+    /// ordering them: no barrier of their workgroup, no release and acquire between them
+    /// (racecheck on global memory). Their order, and so the result, is the hardware's.
+    #[error("{0}")]
+    GlobalRace(Box<GlobalRace>),
     /// The waves of a workgroup met at barriers at different PCs (synccheck): a barrier in
     /// code that only some waves run. Lists every waiting wave and the PC of its barrier.
     #[error("divergent barrier: the workgroup's waves wait at different barriers ({})",
@@ -213,6 +218,39 @@ impl fmt::Display for WgpVisibility {
             "WGP visibility: lane {} reads {:#x}, stored by wave {} at pc {:#x}, without {}: \
              the waves may be on different CUs of the WGP",
             self.lane, self.address, self.writer_wave, self.writer_pc, self.missing
+        )
+    }
+}
+
+/// A race on global memory: the access that found it (its workgroup, wave, PC and instruction
+/// are the error's) and the earlier access of another wave it conflicts with.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GlobalRace {
+    /// The dword both touched.
+    pub address: u64,
+    /// The lane of this access.
+    pub lane: u32,
+    /// What this access is after the other: "a read after a write", "a write after a read" or
+    /// "a write after a write".
+    pub what: &'static str,
+    /// The other access's workgroup.
+    pub other_workgroup: [u32; 3],
+    /// The other access's wave (its index in its workgroup).
+    pub other_wave: u32,
+    /// The other access's PC.
+    pub other_pc: u64,
+    /// What would order the two accesses, with the target's code for it.
+    pub missing: String,
+}
+
+impl fmt::Display for GlobalRace {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let [x, y, z] = self.other_workgroup;
+        write!(
+            f,
+            "global memory race: lane {} makes {} of {:#x} by workgroup ({x}, {y}, {z}) wave {} \
+             at pc {:#x}, with nothing ordering them: missing {}",
+            self.lane, self.what, self.address, self.other_wave, self.other_pc, self.missing
         )
     }
 }

@@ -24,7 +24,9 @@ pub use dispatch::{
     CodeId, DEFAULT_INSTRUCTION_BUDGET, DecodedInstruction, Dispatch, Gpu, KernelDescriptor,
     TraceEvent, disassemble,
 };
-pub use error::{EmuError, Fault, LdsRace, WaitcntHazard, WaveSnapshot, WaveStatus, WgpVisibility};
+pub use error::{
+    EmuError, Fault, GlobalRace, LdsRace, WaitcntHazard, WaveSnapshot, WaveStatus, WgpVisibility,
+};
 pub use machine::{Checks, ChecksParseError, Schedule, ScheduleParseError};
 pub use memory::{DeviceMemory, MemoryError};
 pub use target::{Target, WaveSize};

@@ -34,6 +34,11 @@ pub struct Checks {
     /// acquire between them, is a fault ([`crate::Fault::WgpVisibility`]). The waves may run
     /// on the two CUs of the WGP, whose L0 caches are not coherent.
     pub wgp: bool,
+    /// racecheck on global memory: two waves, of one workgroup or of two, touching the same
+    /// global dword with nothing ordering them (no barrier between waves of a workgroup, no
+    /// agent-scope release and acquire), one writing with a plain store, is a fault
+    /// ([`crate::Fault::GlobalRace`]), whatever the schedule.
+    pub global_races: bool,
 }
 
 impl Checks {
@@ -45,6 +50,7 @@ impl Checks {
         waits: true,
         buffers: true,
         wgp: true,
+        global_races: true,
     };
     /// No check.
     pub const NONE: Checks = Checks {
@@ -54,6 +60,7 @@ impl Checks {
         waits: false,
         buffers: false,
         wgp: false,
+        global_races: false,
     };
 }
 
@@ -69,8 +76,11 @@ impl fmt::Display for Checks {
         if *self == Checks::ALL {
             return f.write_str("all");
         }
+        let both = self.lds_races && self.global_races;
         let names: Vec<&str> = [
-            (self.lds_races, "race"),
+            (both, "race"),
+            (self.lds_races && !both, "lds-race"),
+            (self.global_races && !both, "global-race"),
             (self.barriers, "sync"),
             (self.init, "init"),
             (self.waits, "wait"),
@@ -97,7 +107,8 @@ impl fmt::Display for ChecksParseError {
         write!(
             f,
             "unknown check `{}`: expected `all`, `none`, or a comma-separated list of `race` \
-             (LDS racecheck), `sync` (barrier synccheck), `init` (initcheck of LDS, scratch and \
+             (racecheck of LDS and global memory, or `lds-race` and `global-race` apart), \
+             `sync` (barrier synccheck), `init` (initcheck of LDS, scratch and \
              device memory), `wait` (loads' destinations used before their wait), `buffers` \
              (accesses to buffers the launch did not pass) and `wgp` (global stores read by \
              another wave of a WGP-mode workgroup without release and acquire)",
@@ -111,8 +122,8 @@ impl std::error::Error for ChecksParseError {}
 impl FromStr for Checks {
     type Err = ChecksParseError;
 
-    /// `all`, `none`, or a comma-separated list of `race`, `sync`, `init`, `wait`, `buffers`
-    /// and `wgp`.
+    /// `all`, `none`, or a comma-separated list of `race` (`lds-race` and `global-race`),
+    /// `sync`, `init`, `wait`, `buffers` and `wgp`.
     fn from_str(s: &str) -> Result<Checks, ChecksParseError> {
         match s {
             "all" => return Ok(Checks::ALL),
@@ -122,7 +133,12 @@ impl FromStr for Checks {
         let mut checks = Checks::NONE;
         for name in s.split(',') {
             match name.trim() {
-                "race" => checks.lds_races = true,
+                "race" => {
+                    checks.lds_races = true;
+                    checks.global_races = true;
+                }
+                "lds-race" => checks.lds_races = true,
+                "global-race" => checks.global_races = true,
                 "sync" => checks.barriers = true,
                 "init" => checks.init = true,
                 "wait" => checks.waits = true,
@@ -145,6 +161,8 @@ mod tests {
             "all",
             "none",
             "race",
+            "lds-race",
+            "global-race",
             "sync",
             "init",
             "wait",
@@ -156,11 +174,18 @@ mod tests {
         }
         assert_eq!("sync,race,wgp,wait,buffers,init".parse(), Ok(Checks::ALL));
         assert_eq!(
-            "race".parse(),
+            "lds-race".parse(),
             Ok(Checks {
                 lds_races: true,
                 ..Checks::NONE
             })
+        );
+        assert_eq!(
+            "lds-race,global-race"
+                .parse::<Checks>()
+                .unwrap()
+                .to_string(),
+            "race"
         );
         for bad in ["uninit", "race,", "", "race,all"] {
             let e = bad.parse::<Checks>().unwrap_err().to_string();

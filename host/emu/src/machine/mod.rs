@@ -9,6 +9,7 @@ mod checks;
 mod lds;
 pub(crate) mod operand;
 mod program;
+pub(crate) mod races;
 mod residency;
 mod run;
 mod schedule;
@@ -18,6 +19,7 @@ pub(crate) mod wave;
 
 pub use checks::{Checks, ChecksParseError};
 pub(crate) use lds::Lds;
+pub(crate) use program::Dependencies;
 pub use program::Program;
 pub(crate) use run::RunOptions;
 pub use schedule::{Schedule, ScheduleParseError};
@@ -52,7 +54,7 @@ pub(crate) trait Isa {
     fn vector_rows(i: &Self::Instruction) -> VectorRows;
 
     /// The registers `i` names and how it takes part in the wait counters (the waitcnt check).
-    fn dependencies(target: Target, i: &Self::Instruction) -> waitcnt::Dependencies;
+    fn dependencies(target: Target, i: &Self::Instruction) -> Dependencies;
 
     /// Executes `i` on wave `w`.
     fn execute(ctx: &mut Ctx<'_>, w: &mut Wave, i: &Self::Instruction) -> Result<Flow, Fault>;
@@ -124,6 +126,15 @@ pub(crate) struct Ctx<'a> {
     pub visibility: &'a mut visibility::Visibility,
     /// Whether the running instruction's global reads bypass the L0 cache.
     pub bypasses_l0: bool,
+    /// What the dispatch's waves share for the racecheck on global memory, if it runs.
+    pub races: Option<&'a races::GlobalRaces>,
+    /// The running wave's part in it.
+    pub order: &'a mut races::WaveOrder,
+    /// Whether the running instruction's global accesses are coherent ones (volatile or
+    /// atomic), which the racecheck leaves alone.
+    pub coherent: bool,
+    /// The dispatch's grid, in workgroups (to name the other party of a race).
+    pub grid: [u32; 3],
 }
 
 impl Ctx<'_> {
@@ -149,11 +160,35 @@ impl Ctx<'_> {
                 .read(self.wave_index, address, out.len())
                 .map_err(|s| self.stale(s, lane))?;
         }
+        if let Some(races) = self.races.filter(|_| self.order.checked()) {
+            races.read(self.order);
+            if !self.coherent {
+                self.check_races(
+                    address,
+                    out.len(),
+                    lane,
+                    |races, order, entry, bytes, pc| races.plain_read(order, entry, bytes, pc),
+                )?;
+            }
+        }
         Ok(())
     }
 
-    /// `data` written to device memory at `address` by the running wave.
-    pub fn global_write(&mut self, address: u64, data: &[u8]) -> Result<(), Fault> {
+    /// `data` written to device memory at `address` by `lane` of the running wave.
+    pub fn global_write(&mut self, address: u64, data: &[u8], lane: usize) -> Result<(), Fault> {
+        if let Some(races) = self.races.filter(|_| self.order.checked()) {
+            races.storing(self.order);
+            if self.coherent {
+                self.synchronise(address, data.len());
+            } else {
+                self.check_races(
+                    address,
+                    data.len(),
+                    lane,
+                    |races, order, entry, bytes, pc| races.plain_write(order, entry, bytes, pc),
+                )?;
+            }
+        }
         self.mem
             .kernel_write(address, data)
             .map_err(|e| Fault::from_memory(e, address, data.len() as u32, true))?;
@@ -162,6 +197,69 @@ impl Ctx<'_> {
                 .stored(self.wave_index, self.pc, address, data.len());
         }
         Ok(())
+    }
+
+    /// Runs the racecheck's `check` on each dword `[address, address + len)` touches.
+    fn check_races(
+        &self,
+        address: u64,
+        len: usize,
+        lane: usize,
+        check: impl Fn(
+            &races::GlobalRaces,
+            &races::WaveOrder,
+            &[std::sync::atomic::AtomicU64],
+            u64,
+            u64,
+        ) -> Result<(), races::Conflict>,
+    ) -> Result<(), Fault> {
+        let (Some(races), Some(shadow)) = (self.races, self.mem.shadow(address, len)) else {
+            return Ok(());
+        };
+        let end = address + len as u64;
+        for (k, entry) in shadow.chunks(races::SHADOW_WORDS).enumerate() {
+            let dword = (address & !3) + 4 * k as u64;
+            let first = address.max(dword) - dword;
+            let last = end.min(dword + 4) - dword;
+            let bytes = (1 << last) - (1 << first);
+            check(races, self.order, entry, bytes, self.pc)
+                .map_err(|c| self.global_race(c, dword, lane))?;
+        }
+        Ok(())
+    }
+
+    /// Forgets the racecheck's record of `[address, address + len)`: an atomic or a coherent
+    /// store replaces it.
+    fn synchronise(&self, address: u64, len: usize) {
+        if let Some(shadow) = self.mem.shadow(address, len) {
+            shadow
+                .chunks(races::SHADOW_WORDS)
+                .for_each(races::GlobalRaces::synchronised);
+        }
+    }
+
+    /// The racecheck's fault for `lane`'s access of the dword at `address`.
+    fn global_race(&self, c: races::Conflict, address: u64, lane: usize) -> Fault {
+        let [gx, gy, _] = self.grid.map(u64::from);
+        let id = c.other_group;
+        let other_workgroup = [id % gx, id / gx % gy, id / (gx * gy)].map(|n| n as u32);
+        let (release, acquire) = races::agent_fences(self.target);
+        let missing = match (c.same_group, c.released) {
+            (true, _) => "a barrier between them".to_string(),
+            (false, false) => format!("the other wave's release ({release}) after its access"),
+            (false, true) => format!(
+                "this wave's acquire ({acquire}) after reading what the other wave published"
+            ),
+        };
+        Fault::GlobalRace(Box::new(crate::error::GlobalRace {
+            address,
+            lane: lane as u32,
+            what: c.what,
+            other_workgroup,
+            other_wave: c.other_wave,
+            other_pc: c.other_pc,
+            missing,
+        }))
     }
 
     /// The `bytes` at `address` replaced by `update` of their value, atomically against every
@@ -173,10 +271,17 @@ impl Ctx<'_> {
         lane: usize,
         update: impl FnOnce(u64) -> u64,
     ) -> Result<u64, Fault> {
+        if let Some(races) = self.races.filter(|_| self.order.checked()) {
+            races.storing(self.order);
+            self.synchronise(address, bytes as usize);
+        }
         let old = self
             .mem
             .kernel_update(address, bytes, update)
             .map_err(|e| global_fault(e, address, bytes, true, lane))?;
+        if let Some(races) = self.races.filter(|_| self.order.checked()) {
+            races.read(self.order);
+        }
         if self.visibility.enabled() {
             self.visibility.updated(address, bytes as usize);
         }

@@ -3,11 +3,32 @@
 
 use super::Isa;
 use super::operand::DecodeError;
-use super::waitcnt::Dependencies;
+use super::races::AgentSync;
+use super::visibility::Sync;
+use super::waitcnt::{Counting, Footprint};
 use super::wave::VectorRows;
 use crate::WaveSize;
 use crate::error::Fault;
 use crate::target::Target;
+
+/// What the waitcnt, visibility and global racecheck need of one decoded instruction.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Dependencies {
+    /// The registers it names (the waitcnt check).
+    pub footprint: Footprint,
+    /// How it takes part in the wait counters (the waitcnt check).
+    pub counting: Counting,
+    /// What it does for the visibility of global stores in WGP mode.
+    pub sync: Sync,
+    /// Whether its global reads bypass the CU's L0 cache (GFX11 `glc`, GFX12 scope SE or
+    /// wider), seeing every completed store of the workgroup without an acquire.
+    pub bypasses_l0: bool,
+    /// What it does towards an agent-scope release or acquire (the global racecheck).
+    pub agent: AgentSync,
+    /// Whether its global accesses are coherent ones, as volatile and atomic loads and stores
+    /// are compiled (the global racecheck leaves them alone).
+    pub coherent: bool,
+}
 
 /// Instructions decoded for one wave size.
 #[derive(Clone)]
@@ -17,7 +38,7 @@ struct Cache<T> {
     decoded: Vec<T>,
     /// The vector registers each decoded instruction names.
     rows: Vec<VectorRows>,
-    /// What the waitcnt check needs of each decoded instruction.
+    /// What the checks need of each decoded instruction.
     dependencies: Vec<Dependencies>,
 }
 

@@ -9,6 +9,7 @@
 //! stays with one worker, so its LDS, its barriers and its checks are that worker's alone.
 
 use super::checks::Checks;
+use super::races::{GlobalRaces, SHADOW_WORDS, WaveOrder};
 use super::schedule::{Picker, Schedule, WaveRef};
 use super::visibility::Visibility;
 use super::waitcnt::Counting;
@@ -50,6 +51,8 @@ struct Slot {
     lds: Lds,
     /// Its global stores, for the WGP-mode visibility check.
     visibility: Visibility,
+    /// Per wave, its part in the global racecheck.
+    orders: Vec<WaveOrder>,
     /// Waves neither at a barrier nor finished.
     running: u32,
     /// Waves that finished.
@@ -81,6 +84,8 @@ struct Shared<'a> {
     launch: &'a LaunchState,
     mem: &'a SharedMemory<'a>,
     checks: Checks,
+    /// The global racecheck's shared part, if it runs.
+    races: Option<GlobalRaces>,
     workgroups: u64,
     /// Linear id (x fastest) of the next workgroup to place.
     next_group: AtomicU64,
@@ -168,18 +173,22 @@ pub(crate) fn run_groups<I: Isa>(
                 .collect(),
             lds: Lds::new(launch.lds_size as usize, options.checks),
             visibility: Visibility::new(wgp_checked, launch.waves_per_group as usize),
+            orders: vec![WaveOrder::default(); launch.waves_per_group as usize],
             running: 0,
             done: 0,
         });
     }
     let passed = d.buffers.filter(|_| options.checks.buffers);
-    let view = mem.shared(options.checks.init, passed);
+    let races = options.checks.global_races;
+    let shadow_words = if races { SHADOW_WORDS } else { 0 };
+    let view = mem.shared(options.checks.init, passed, shadow_words);
     let shared = Shared {
         target,
         d,
         launch,
         mem: &view,
         checks: options.checks,
+        races: races.then(|| GlobalRaces::new(launch.waves_per_group)),
         workgroups: d.grid.iter().map(|&n| u64::from(n)).product(),
         next_group: AtomicU64::new(0),
         finished: AtomicU64::new(0),
@@ -341,6 +350,12 @@ impl<'a, I: Isa> Worker<'a, I> {
             sh.mem
                 .forget(scratch.base + u64::from(s.index) * bytes, bytes);
         }
+        for (k, order) in s.orders.iter_mut().enumerate() {
+            *order = sh
+                .races
+                .as_ref()
+                .map_or_else(WaveOrder::default, |r| r.wave(id, k as u32));
+        }
         for (k, w) in s.waves.iter_mut().enumerate() {
             w.lanes = sh.launch.wave.lanes();
             w.outstanding.clear();
@@ -401,6 +416,7 @@ impl<'a, I: Isa> Worker<'a, I> {
         for (k, w) in s.waves.iter_mut().enumerate() {
             if w.state == State::Barrier {
                 w.state = State::Running;
+                s.orders[k].passed_barrier();
                 self.runnable.push((slot as u32, k as u32));
                 s.running += 1;
                 released = true;
@@ -458,6 +474,10 @@ impl<'a, I: Isa> Worker<'a, I> {
             scratch: sh.launch.scratch,
             visibility: &mut s.visibility,
             bypasses_l0: false,
+            races: sh.races.as_ref(),
+            order: &mut s.orders[k],
+            coherent: false,
+            grid: sh.d.grid,
         };
         for _ in 0..slice {
             let pc = w.pc;
@@ -503,6 +523,10 @@ impl<'a, I: Isa> Worker<'a, I> {
             if ctx.visibility.enabled() {
                 ctx.visibility.step(k as u32, dependencies.sync);
                 ctx.bypasses_l0 = dependencies.bypasses_l0;
+            }
+            if ctx.order.checked() {
+                ctx.order.step(dependencies.agent);
+                ctx.coherent = dependencies.coherent;
             }
             if let Some(t) = trace.as_mut() {
                 t(&TraceEvent {

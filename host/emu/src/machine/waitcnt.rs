@@ -22,7 +22,6 @@
 use std::collections::VecDeque;
 
 use super::operand::{Operand, OperandKind};
-use super::visibility::Sync;
 use crate::target::Target;
 
 /// The register files an access can write.
@@ -199,18 +198,6 @@ pub(crate) enum Counting {
     Issue(Issue),
     /// It waits.
     Wait(Wait),
-}
-
-/// What the waitcnt and visibility checks need of one decoded instruction.
-#[derive(Clone, Copy, Debug, Default)]
-pub(crate) struct Dependencies {
-    pub footprint: Footprint,
-    pub counting: Counting,
-    /// What it does for the visibility of global stores in WGP mode.
-    pub sync: Sync,
-    /// Whether its global reads bypass the CU's L0 cache (GFX11 `glc`, GFX12 scope SE or
-    /// wider), seeing every completed store of the workgroup without an acquire.
-    pub bypasses_l0: bool,
 }
 
 /// An access in flight.

@@ -262,7 +262,12 @@ impl DeviceMemory {
     /// The view a dispatch's waves share while it runs (no allocation comes or goes meanwhile);
     /// with `initcheck`, a read of bytes never written through it or by the host is an error.
     /// With `passed`, a buffer holding none of those addresses is out of the kernel's reach.
-    pub(crate) fn shared(&mut self, initcheck: bool, passed: Option<&[u64]>) -> SharedMemory<'_> {
+    pub(crate) fn shared(
+        &mut self,
+        initcheck: bool,
+        passed: Option<&[u64]>,
+        shadow_words: usize,
+    ) -> SharedMemory<'_> {
         SharedMemory::new(
             self.allocations.iter_mut().map(|a| {
                 let end = a.base + a.len as u64;
@@ -283,6 +288,7 @@ impl DeviceMemory {
                 )
             }),
             initcheck,
+            shadow_words,
         )
     }
 
@@ -338,7 +344,7 @@ mod tests {
         m.write(kernarg, &[1, 2, 3, 4]).unwrap();
         m.write(scratch, &[5]).unwrap();
         // A kernel reads the kernarg segment, writes no protected region, and reads no hidden one.
-        let view = m.shared(true, None);
+        let view = m.shared(true, None, 0);
         let mut four = [0u8; 4];
         view.kernel_read(kernarg, &mut four).unwrap();
         assert_eq!(four, [1, 2, 3, 4]);
@@ -374,7 +380,7 @@ mod tests {
             Err(MemoryError::OutOfBounds { .. })
         ));
         m.free(kernarg).unwrap();
-        let view = m.shared(true, None);
+        let view = m.shared(true, None, 0);
         assert!(view.kernel_read(kernarg, &mut one).is_err());
         view.kernel_read(later, &mut one).unwrap();
         assert_eq!(one, [8]);

@@ -11,8 +11,8 @@
 //! bytes as written; under initcheck a read of bytes never written is an error.
 
 use super::{Access, MemoryError, written};
-use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Mutex, OnceLock};
 
 /// Locks that serialise read-modify-writes, chosen by the 8-byte-aligned address.
 const ATOMIC_LOCKS: usize = 64;
@@ -26,6 +26,9 @@ struct Region<'m> {
     words: &'m [AtomicU64],
     written: &'m [AtomicU64],
     access: Access,
+    /// The racecheck's words for each of its dwords, made when a kernel first reaches it (if
+    /// the racecheck runs and a kernel may write it).
+    shadow: OnceLock<Box<[AtomicU64]>>,
 }
 
 /// The device memory of a running dispatch, shared by the threads that run its waves.
@@ -34,14 +37,19 @@ pub(crate) struct SharedMemory<'m> {
     regions: Vec<Region<'m>>,
     locks: [Mutex<()>; ATOMIC_LOCKS],
     initcheck: bool,
+    /// Words of racecheck shadow per dword (0: none kept).
+    shadow_words: usize,
 }
 
 impl<'m> SharedMemory<'m> {
     /// The view of `allocations`: (base, length, the bytes in words, which bytes were written,
-    /// access), ordered by base; `initcheck` makes reads of unwritten bytes errors.
+    /// access), ordered by base; `initcheck` makes reads of unwritten bytes errors, and
+    /// `shadow_words` words of racecheck shadow, zeroed, are kept for each dword a kernel may
+    /// write.
     pub(super) fn new(
         allocations: impl Iterator<Item = (u64, usize, &'m mut [u64], &'m [AtomicU64], Access)>,
         initcheck: bool,
+        shadow_words: usize,
     ) -> Self {
         const { assert!(align_of::<AtomicU64>() == align_of::<u64>()) };
         let regions = allocations
@@ -54,12 +62,14 @@ impl<'m> SharedMemory<'m> {
                 words: unsafe { &*(words as *mut [u64] as *const [AtomicU64]) },
                 written,
                 access,
+                shadow: OnceLock::new(),
             })
             .collect();
         SharedMemory {
             regions,
             locks: std::array::from_fn(|_| Mutex::new(())),
             initcheck,
+            shadow_words,
         }
     }
 
@@ -99,6 +109,24 @@ impl<'m> SharedMemory<'m> {
             }
             _ => Ok((r, off)),
         }
+    }
+
+    /// The racecheck shadow of the dwords `[address, address + len)` touches, `shadow_words`
+    /// words each, if kept there.
+    pub fn shadow(&self, address: u64, len: usize) -> Option<&[AtomicU64]> {
+        if self.shadow_words == 0 {
+            return None;
+        }
+        let (r, off) = self.find(address, len as u64).ok()?;
+        if r.access != Access::ReadWrite {
+            return None;
+        }
+        let words = r
+            .shadow
+            .get_or_init(|| zeroed_words(r.len.div_ceil(4) * self.shadow_words));
+        let first = off / 4 * self.shadow_words;
+        let last = (off + len).div_ceil(4) * self.shadow_words;
+        words.get(first..last)
     }
 
     /// Under initcheck, that `len` bytes at `off` of `r` were all written.
@@ -180,6 +208,15 @@ impl<'m> SharedMemory<'m> {
     }
 }
 
+/// `n` atomic words, zero, allocated zeroed: the system hands out a large allocation's pages
+/// as they are first touched, so shadow of bytes no kernel reaches costs little.
+fn zeroed_words(n: usize) -> Box<[AtomicU64]> {
+    let zeroed = vec![0u64; n].into_boxed_slice();
+    // SAFETY: AtomicU64 has the size and alignment of u64 (asserted in `new`), and a zero u64
+    // is a zero AtomicU64; the box is moved, so nothing else refers to the memory.
+    unsafe { Box::from_raw(Box::into_raw(zeroed) as *mut [AtomicU64]) }
+}
+
 /// The pieces of `[off, off + len)` within one word each: (word, first byte in it, bytes,
 /// offset into the range).
 fn pieces(off: usize, len: usize) -> impl Iterator<Item = (usize, usize, usize, usize)> {
@@ -238,7 +275,7 @@ mod tests {
         let buffer = m.alloc(16, 256).unwrap();
         let scratch = m.alloc_internal(8, 64, Access::Hidden("scratch")).unwrap();
         {
-            let view = m.shared(true, None);
+            let view = m.shared(true, None, 0);
             view.kernel_write(buffer + 12, &[1, 2, 3, 4]).unwrap();
             assert!(matches!(
                 view.kernel_write(buffer + 13, &[0; 4]),
@@ -260,7 +297,7 @@ mod tests {
         let mut m = DeviceMemory::new();
         let buffer = m.alloc(16, 256).unwrap();
         m.write(buffer, &[1, 2]).unwrap();
-        let view = m.shared(true, None);
+        let view = m.shared(true, None, 0);
         let mut out = [0u8; 4];
         assert_eq!(
             view.kernel_read(buffer, &mut out),
@@ -283,7 +320,7 @@ mod tests {
             })
         );
         // Without the check the bytes read as they are.
-        let view = m.shared(false, None);
+        let view = m.shared(false, None, 0);
         view.kernel_read(buffer + 8, &mut out).unwrap();
         assert_eq!(out, [0; 4]);
     }
@@ -294,7 +331,7 @@ mod tests {
         let counter = m.alloc(8, 256).unwrap();
         m.write(counter, &[0; 8]).unwrap();
         {
-            let view = m.shared(true, None);
+            let view = m.shared(true, None, 0);
             std::thread::scope(|s| {
                 for _ in 0..4 {
                     s.spawn(|| {
@@ -313,7 +350,7 @@ mod tests {
         let mut m = DeviceMemory::new();
         let buffer = m.alloc(16, 256).unwrap();
         m.write(buffer, &[0; 16]).unwrap();
-        let view = m.shared(true, None);
+        let view = m.shared(true, None, 0);
         std::thread::scope(|s| {
             s.spawn(|| {
                 for k in 0..200_000u32 {

@@ -4,16 +4,42 @@
 
 use super::super::inst::{Format, Instruction};
 use super::super::opcodes::Op;
+use crate::machine::races::AgentSync;
 use crate::machine::visibility::Sync;
-use crate::machine::waitcnt::{Counting, Dependencies, Footprint, Issue, Queue, Registers, Wait};
+use crate::machine::Dependencies;
+use crate::machine::waitcnt::{Counting, Footprint, Issue, Queue, Registers, Wait};
+use crate::target::Target;
 
-/// What the waitcnt check needs of `i`.
-pub(crate) fn dependencies(i: &Instruction) -> Dependencies {
+/// What the waitcnt check and the global racecheck need of `i` on `target`.
+pub(crate) fn dependencies(target: Target, i: &Instruction) -> Dependencies {
     Dependencies {
         footprint: Footprint::named([&i.dst, &i.sdst].into_iter().chain(&i.src).chain(&i.scale)),
         counting: counting(i),
         sync: Sync::None,
         bypasses_l0: false,
+        agent: agent(target, i),
+        // glc (GFX942: sc0) or scc (sc1): the bits of volatile and atomic accesses.
+        coherent: i.fields.glc || i.fields.scc,
+    }
+}
+
+/// What `i` does towards an agent-scope release or acquire: the code of LLVM's AMDGPUUsage
+/// memory model for GFX90A (a release is the wait for every store; an acquire invalidates the
+/// L1) and for GFX942 and GFX950 (a release writes the L2 back first; `sc1` is agent scope).
+fn agent(target: Target, i: &Instruction) -> AgentSync {
+    let cdna3 = matches!(target, Target::Gfx942 | Target::Gfx950);
+    match i.op {
+        Op::S_WAITCNT if i.fields.imm as u16 & 0xc00f == 0 => AgentSync::Release {
+            after_writeback: cdna3,
+        },
+        Op::BUFFER_WBL2 if cdna3 && i.fields.scc => AgentSync::Writeback,
+        Op::BUFFER_WBINVL1 | Op::BUFFER_WBINVL1_VOL => AgentSync::Acquire {
+            after_invalidate: false,
+        },
+        Op::BUFFER_INV if i.fields.scc => AgentSync::Acquire {
+            after_invalidate: false,
+        },
+        _ => AgentSync::None,
     }
 }
 

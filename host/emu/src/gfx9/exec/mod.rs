@@ -39,7 +39,7 @@ use crate::counters::InstructionClass;
 use crate::dispatch::{DecodedInstruction, Dispatch};
 use crate::error::Fault;
 use crate::machine::Isa;
-use crate::machine::waitcnt::Dependencies;
+use crate::machine::Dependencies;
 use crate::machine::wave::VectorRows;
 use crate::target::Target;
 
@@ -65,8 +65,8 @@ impl Isa for Gfx9 {
         VectorRows::named([&i.dst, &i.sdst].into_iter().chain(&i.src).chain(&i.scale))
     }
 
-    fn dependencies(_target: Target, i: &Instruction) -> Dependencies {
-        counting::dependencies(i)
+    fn dependencies(target: Target, i: &Instruction) -> Dependencies {
+        counting::dependencies(target, i)
     }
 
     fn execute(ctx: &mut Ctx<'_>, w: &mut Wave, i: &Instruction) -> Result<Flow, Fault> {

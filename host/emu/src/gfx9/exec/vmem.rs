@@ -719,7 +719,7 @@ pub(crate) fn write_bytes(
 ) -> Result<(), Fault> {
     match place {
         Place::Discard => {}
-        Place::Global(a) => ctx.global_write(a, data)?,
+        Place::Global(a) => ctx.global_write(a, data, lane)?,
         Place::Lds(o) => write_lds(ctx, o, lane, data)?,
         Place::Scratch { offset, base } => {
             check_scratch(ctx, offset, data.len())?;

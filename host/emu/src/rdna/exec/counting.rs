@@ -5,8 +5,10 @@
 
 use super::super::inst::{Format, Instruction, OperandKind};
 use super::super::opcodes::Op;
+use crate::machine::races::AgentSync;
 use crate::machine::visibility::Sync;
-use crate::machine::waitcnt::{Counting, Dependencies, Footprint, Issue, Queue, Registers, Wait};
+use crate::machine::Dependencies;
+use crate::machine::waitcnt::{Counting, Footprint, Issue, Queue, Registers, Wait};
 use crate::target::Target;
 
 /// What the waitcnt check needs of `i` on `target`.
@@ -23,6 +25,35 @@ pub(crate) fn dependencies(target: Target, i: &Instruction) -> Dependencies {
             i.fields.scope >= 1
         } else {
             i.fields.glc
+        },
+        agent: agent(i),
+        // The bits of volatile and atomic accesses: GFX11 glc or dlc, GFX12 a scope wider than
+        // the CU.
+        coherent: if target.has_split_counters() {
+            i.fields.scope >= 1
+        } else {
+            i.fields.glc || i.fields.dlc
+        },
+    }
+}
+
+/// What `i` does towards an agent-scope release or acquire: the code of LLVM's AMDGPUUsage
+/// memory model. A release waits for every store; an acquire invalidates the L1 then the L0
+/// (GFX11), or the caches up to device scope (GFX12).
+fn agent(i: &Instruction) -> AgentSync {
+    match sync(i) {
+        Sync::Release => AgentSync::Release {
+            after_writeback: false,
+        },
+        _ => match i.op {
+            Op::BUFFER_GL1_INV => AgentSync::Invalidate,
+            Op::BUFFER_GL0_INV => AgentSync::Acquire {
+                after_invalidate: true,
+            },
+            Op::GLOBAL_INV if i.fields.scope >= 2 => AgentSync::Acquire {
+                after_invalidate: false,
+            },
+            _ => AgentSync::None,
         },
     }
 }

@@ -29,7 +29,7 @@ use crate::counters::InstructionClass;
 use crate::dispatch::{DecodedInstruction, Dispatch};
 use crate::error::Fault;
 use crate::gfx9::decode::DecodeError;
-use crate::machine::waitcnt::Dependencies;
+use crate::machine::Dependencies;
 use crate::machine::wave::VectorRows;
 use crate::machine::{Ctx, Flow, Isa, LaunchState, Wave};
 use crate::{Target, WaveSize};
