@@ -1,10 +1,12 @@
 //! The concurrency kernels on every CDNA and RDNA build, in HIP C++
 //! (`tests/data/src/hip_concurrency.hip`, built by clang-22) and, for the spins and the races, in
 //! Rust (`tests/data/rust`): spins that finish only when the workgroup they wait for is resident,
-//! a chained scan, races whose outcome depends on how waves interleave, barriers, reads of
-//! memory never written (LDS, scratch, device memory), a store one element past a buffer, a
-//! load used before its wait, generic pointers to LDS and scratch, and global memory shared
-//! across a barrier with and without the fences WGP mode needs. Each runs
+//! a chained scan, races whose outcome depends on how waves interleave, races on global memory
+//! between waves and between workgroups (a plain read-modify-write, a last-block reduction with
+//! and without its fences), barriers, reads of memory never written (LDS, scratch, device
+//! memory), a store one element past a buffer, a load used before its wait, generic pointers to
+//! LDS and scratch, and global memory shared across a barrier with and without the fences WGP
+//! mode needs. Each runs
 //! under the in-order schedule (one workgroup at a time) and under seeded random schedules (every
 //! workgroup that fits resident), and gives what hardware could give under each, or the error of
 //! the check that finds it. A load used before its wait, written in inline assembly, is HIP only
@@ -26,7 +28,7 @@ fn builds() -> impl Iterator<Item = (&'static Variant, Loaded)> {
 }
 
 /// The HIP and the Rust builds of the kernels both have (`spin_on_flag`, `racy_increment`,
-/// `lds_read_without_barrier`).
+/// `lds_read_without_barrier`, `plain_increment`, `last_block_sum`).
 fn hip_and_rust_builds() -> impl Iterator<Item = (&'static Variant, Loaded)> {
     objects(&["hip_concurrency_{}.co", "rust_kernels_{}.elf"])
 }
@@ -191,6 +193,12 @@ fn racy_count(k: &mut Loaded, v: &Variant, groups: u32, waves: u32) -> u32 {
 #[ignore = "needs the emulator's test kernels, built by `cargo xtask test`"]
 fn a_plain_read_modify_write_loses_updates_when_waves_interleave() {
     for (v, mut k) in hip_and_rust_builds() {
+        // Its accesses are volatile, coherent ones the global racecheck leaves alone, except
+        // GFX90A's store: a volatile store is a plain one there.
+        k.gpu.set_checks(Checks {
+            global_races: false,
+            ..Checks::ALL
+        });
         for (groups, waves) in [(64, 1), (1, 16)] {
             let total = groups * waves;
             k.gpu.set_schedule(Schedule::InOrder);
@@ -692,5 +700,143 @@ fn a_global_exchange_through_a_bare_barrier_breaks_the_wgp_visibility_rule() {
             ..Checks::ALL
         });
         assert_eq!(exchange(&mut k, false).unwrap(), expected, "{}", v.name);
+    }
+}
+
+/// Runs `plain_increment` on `groups` workgroups of `waves` waves; returns the final count.
+fn plain_count(k: &mut Loaded, v: &Variant, groups: u32, waves: u32) -> Result<u32, EmuError> {
+    let counter = k.upload(&[0; 4]);
+    k.launch(
+        "plain_increment",
+        &Args::default().ptr(counter).0,
+        [groups, 1, 1],
+        [waves * v.lanes as u32, 1, 1],
+        0,
+    )?;
+    Ok(from_bytes::<u32>(&k.download(counter, 4))[0])
+}
+
+#[test]
+#[ignore = "needs the emulator's test kernels, built by `cargo xtask test`"]
+fn a_plain_read_modify_write_by_several_waves_is_a_global_race_in_every_schedule() {
+    for (v, mut k) in hip_and_rust_builds() {
+        for (groups, waves) in [(64, 1), (1, 16)] {
+            for schedule in [Schedule::InOrder, Schedule::Random { seed: 2 }] {
+                k.gpu.set_schedule(schedule);
+                match plain_count(&mut k, v, groups, waves) {
+                    Err(EmuError::Execution {
+                        fault: Fault::GlobalRace(race),
+                        workgroup,
+                        wave,
+                        instruction,
+                        ..
+                    }) => {
+                        let context = format!("{} {schedule} {groups}x{waves}: {race}", v.name);
+                        assert_ne!((race.other_workgroup, race.other_wave), (workgroup, wave));
+                        assert!(
+                            [
+                                "a read after a write",
+                                "a write after a read",
+                                "a write after a write"
+                            ]
+                            .contains(&race.what),
+                            "{context}"
+                        );
+                        assert!(
+                            instruction.starts_with("global_") || instruction.starts_with("flat_"),
+                            "{context}: {instruction}"
+                        );
+                        if groups == 1 {
+                            assert_eq!(race.missing, "a barrier between them", "{context}");
+                        } else {
+                            assert!(race.missing.contains("release"), "{context}");
+                        }
+                        assert_eq!(race.lane, 0, "{context}");
+                    }
+                    other => panic!("{} {schedule}: expected a global race: {other:?}", v.name),
+                }
+            }
+        }
+        // Without the check, updates are lost as the waves interleave.
+        k.gpu.set_checks(Checks {
+            global_races: false,
+            ..Checks::ALL
+        });
+        k.gpu.set_schedule(Schedule::Random { seed: 2 });
+        let count = plain_count(&mut k, v, 64, 1).unwrap();
+        assert!((1..=64).contains(&count), "{}: {count}", v.name);
+    }
+}
+
+/// Runs `last_block_sum` over `chunks` chunks of 16 of `input`, with its fences or without.
+fn last_block(k: &mut Loaded, input: &[u32], fenced: bool) -> Result<u32, EmuError> {
+    let chunks = (input.len() / 16) as u32;
+    let pin = k.upload(&bytes_of(input));
+    let partial = k.upload(&vec![0xa5; 4 * chunks as usize]);
+    let done = k.upload(&[0; 4]);
+    let out = k.upload(&[0xee; 4]);
+    let args = Args::default()
+        .ptr(pin)
+        .ptr(partial)
+        .ptr(done)
+        .ptr(out)
+        .u32(chunks)
+        .u32(u32::from(fenced));
+    k.launch("last_block_sum", &args.0, [chunks, 1, 1], [64, 1, 1], 0)?;
+    Ok(from_bytes::<u32>(&k.download(out, 4))[0])
+}
+
+#[test]
+#[ignore = "needs the emulator's test kernels, built by `cargo xtask test`"]
+fn a_last_block_reduction_without_its_fences_is_a_global_race() {
+    let mut rng = StdRng::seed_from_u64(300);
+    for (v, mut k) in hip_and_rust_builds() {
+        for (chunks, schedule) in [
+            (1, Schedule::Random { seed: 1 }),
+            (37, Schedule::InOrder),
+            (37, Schedule::Random { seed: 3 }),
+            (64, Schedule::Random { seed: 5 }),
+        ] {
+            k.gpu.set_schedule(schedule);
+            let input: Vec<u32> = (0..16 * chunks)
+                .map(|_| rng.random_range(0..1000))
+                .collect();
+            let sum: u32 = input.iter().sum();
+            let context = format!("{} {schedule} {chunks} chunks", v.name);
+            assert_eq!(last_block(&mut k, &input, true).unwrap(), sum, "{context}");
+            let unfenced = last_block(&mut k, &input, false);
+            if chunks == 1 {
+                // One workgroup reads only what it wrote itself.
+                assert_eq!(unfenced.unwrap(), sum, "{context}");
+                continue;
+            }
+            match unfenced {
+                Err(EmuError::Execution {
+                    fault: Fault::GlobalRace(race),
+                    workgroup,
+                    ..
+                }) => {
+                    assert_eq!(race.what, "a read after a write", "{context}: {race}");
+                    assert_ne!(race.other_workgroup, workgroup, "{context}");
+                    assert!(race.missing.contains("release"), "{context}: {race}");
+                    // The dword read is the other workgroup's partial sum.
+                    assert_eq!(race.other_wave, 0, "{context}");
+                }
+                other => panic!("{context}: expected a global race: {other:?}"),
+            }
+        }
+        // Without the check, the emulator's memory has no caches: the sum comes out right.
+        k.gpu.set_checks(Checks {
+            global_races: false,
+            ..Checks::ALL
+        });
+        let input: Vec<u32> = (0..16 * 9).collect();
+        let sum = input.iter().sum();
+        assert_eq!(
+            last_block(&mut k, &input, false).unwrap(),
+            sum,
+            "{}",
+            v.name
+        );
     }
 }

@@ -10,7 +10,6 @@ typedef unsigned int u32;
 
 __device__ inline u32 tid() { return __builtin_amdgcn_workitem_id_x(); }
 __device__ inline u32 block() { return __builtin_amdgcn_workgroup_id_x(); }
-__device__ inline u32 blocks() { return __builtin_amdgcn_grid_size_x() / __builtin_amdgcn_workgroup_size_x(); }
 __device__ inline u32 wave_size() { return __builtin_amdgcn_wavefrontsize(); }
 
 // HIP's __syncthreads: a workgroup barrier with the workgroup-scope fences around it.
@@ -205,4 +204,30 @@ extern "C" __global__ void global_exchange(u32* buf, u32* out, u32 fenced) {
     __builtin_amdgcn_s_barrier();
   }
   out[t] = buf[(t + wave_size()) % 256];
+}
+
+// Lane 0 of every wave adds 1 to `counter` with a plain (not volatile) load and store: the
+// racecheck on global memory finds the waves' accesses unordered.
+extern "C" __global__ void plain_increment(u32* counter) {
+  if (tid() % wave_size() != 0) return;
+  *counter = *counter + 1;
+}
+
+// A "last block done" sum over `chunks` workgroups: lane 0 of each stores its chunk's sum to
+// `partial`, counts itself in `done`, and the last workgroup to do so adds the partial sums into
+// `out`. With `fenced`, agent-scope fences order the stores before the count and the count
+// before the reads (CUDA's threadFenceReduction); without, the reads may miss the stores.
+extern "C" __global__ void last_block_sum(const u32* in, u32* partial, u32* done, u32* out, u32 chunks, u32 fenced) {
+  if (tid() != 0) return;
+  u32 b = block();
+  u32 sum = 0;
+  for (u32 k = 0; k < 16; ++k) sum += in[b * 16 + k];
+  partial[b] = sum;
+  if (fenced) __builtin_amdgcn_fence(__ATOMIC_RELEASE, "agent");
+  u32 before = __scoped_atomic_fetch_add(done, 1u, __ATOMIC_RELAXED, __MEMORY_SCOPE_DEVICE);
+  if (before != chunks - 1) return;
+  if (fenced) __builtin_amdgcn_fence(__ATOMIC_ACQUIRE, "agent");
+  u32 total = 0;
+  for (u32 k = 0; k < chunks; ++k) total += partial[k];
+  *out = total;
 }

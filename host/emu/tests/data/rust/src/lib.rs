@@ -334,6 +334,55 @@ pub fn racy_increment(counter: *mut u32) {
     }
 }
 
+/// Lane 0 of every wave adds 1 to `counter` with a plain (not volatile) load and store: the
+/// racecheck on global memory finds the waves' accesses unordered.
+#[kernel(max_threads = 1024)]
+pub fn plain_increment(counter: *mut u32) {
+    if a::workitem_id_x() % a::wavefrontsize() != 0 {
+        return;
+    }
+    unsafe { *counter += 1 };
+}
+
+/// A "last block done" sum over `chunks` workgroups: lane 0 of each stores its chunk's sum (16
+/// values) to `partial`, counts itself in `done`, and the last workgroup to do so adds the
+/// partial sums into `out`. With `fenced`, fences order the stores before the count and the
+/// count before the reads; without, the reads may miss the stores.
+#[kernel(max_threads = 1024)]
+pub fn last_block_sum(
+    input: *const u32,
+    partial: *mut u32,
+    done: *mut u32,
+    out: *mut u32,
+    chunks: u32,
+    fenced: u32,
+) {
+    if a::workitem_id_x() != 0 {
+        return;
+    }
+    let b = a::workgroup_id_x() as usize;
+    let mut sum = 0u32;
+    for k in 0..16 {
+        sum = sum.wrapping_add(unsafe { *input.add(b * 16 + k) });
+    }
+    unsafe { *partial.add(b) = sum };
+    if fenced != 0 {
+        core::sync::atomic::fence(Ordering::Release);
+    }
+    let before = unsafe { AtomicU32::from_ptr(done) }.fetch_add(1, Ordering::Relaxed);
+    if before != chunks - 1 {
+        return;
+    }
+    if fenced != 0 {
+        core::sync::atomic::fence(Ordering::Acquire);
+    }
+    let mut total = 0u32;
+    for k in 0..chunks as usize {
+        total = total.wrapping_add(unsafe { *partial.add(k) });
+    }
+    unsafe { *out = total };
+}
+
 /// Each work-item writes its slot of the dynamic LDS and, with no barrier, reads the slot of the
 /// work-item one wave earlier (the first wave reads its own).
 #[kernel(max_threads = 1024)]
