@@ -38,8 +38,8 @@ use crate::WaveSize;
 use crate::counters::InstructionClass;
 use crate::dispatch::{DecodedInstruction, Dispatch};
 use crate::error::Fault;
-use crate::machine::Isa;
 use crate::machine::Dependencies;
+use crate::machine::Isa;
 use crate::machine::wave::VectorRows;
 use crate::target::Target;
 

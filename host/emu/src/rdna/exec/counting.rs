@@ -5,9 +5,9 @@
 
 use super::super::inst::{Format, Instruction, OperandKind};
 use super::super::opcodes::Op;
+use crate::machine::Dependencies;
 use crate::machine::races::AgentSync;
 use crate::machine::visibility::Sync;
-use crate::machine::Dependencies;
 use crate::machine::waitcnt::{Counting, Footprint, Issue, Queue, Registers, Wait};
 use crate::target::Target;
 
