@@ -397,3 +397,65 @@ pub fn lds_read_without_barrier(out: *mut u32) {
         *out.add((a::workgroup_id_x() * 256 + t) as usize) = v;
     }
 }
+
+/// The first wave and the others wait at different barriers: hardware pairs them anyway (the
+/// first wave writes 11, the others 22).
+#[kernel(max_threads = 1024)]
+pub fn divergent_barrier(out: *mut u32) {
+    let t = a::workitem_id_x();
+    let wave = a::readfirstlane_u32(t / a::wavefrontsize());
+    let slot = unsafe { out.add(t as usize) };
+    unsafe {
+        if wave == 0 {
+            slot.write_volatile(1);
+            a::s_barrier();
+            slot.write_volatile(slot.read_volatile() + 10);
+        } else {
+            slot.write_volatile(2);
+            a::s_barrier();
+            slot.write_volatile(slot.read_volatile() + 20);
+        }
+    }
+}
+
+/// Every wave but the first ends before the barrier the first waits at: waves that ended no
+/// longer count, so the barrier completes (the first wave writes 2, the others 1).
+#[kernel(max_threads = 1024)]
+pub fn exit_before_barrier(out: *mut u32) {
+    let t = a::workitem_id_x();
+    let wave = a::readfirstlane_u32(t / a::wavefrontsize());
+    unsafe { *out.add(t as usize) = 1 };
+    if wave != 0 {
+        return;
+    }
+    iron_intrinsics::sync::workgroup_barrier();
+    unsafe { *out.add(t as usize) = 2 };
+}
+
+/// Reads dynamic LDS no wave wrote: on hardware, whatever the last workgroup left there.
+#[kernel(max_threads = 1024)]
+pub fn lds_read_uninitialised(out: *mut u32) {
+    let lds = core::intrinsics::gpu::gpu_launch_sized_workgroup_mem::<u32>();
+    let t = a::workitem_id_x() as usize;
+    unsafe { *out.add(t) = lds.add(t).read_volatile() };
+}
+
+/// Every work-item stores its element to `buf`, the workgroup meets at a barrier (with the
+/// fences of `workgroup_barrier` when `fenced`, bare otherwise), and each reads the element of
+/// the work-item one wave further on. In WGP mode (gfx11, gfx12) a bare barrier does not make
+/// the store visible to a wave on the WGP's other CU.
+#[kernel(max_threads = 1024)]
+pub fn global_exchange(buf: *mut u32, out: *mut u32, fenced: u32) {
+    let t = a::workitem_id_x();
+    unsafe { *buf.add(t as usize) = 7 * t + 3 };
+    if fenced != 0 {
+        iron_intrinsics::sync::workgroup_barrier();
+    } else {
+        // The compiler fences keep the accesses on their side of the barrier and emit nothing.
+        core::sync::atomic::compiler_fence(Ordering::SeqCst);
+        a::s_barrier();
+        core::sync::atomic::compiler_fence(Ordering::SeqCst);
+    }
+    let from = (t + a::wavefrontsize()) % 256;
+    unsafe { *out.add(t as usize) = *buf.add(from as usize) };
+}
