@@ -1,6 +1,7 @@
 //! The concurrency kernels on every CDNA and RDNA build, in HIP C++
-//! (`tests/data/src/hip_concurrency.hip`, built by clang-22) and, for the spins, the races, the
-//! barriers, uninitialised LDS and the global exchange, in Rust (`tests/data/rust`): spins that finish only when the workgroup they wait for is resident,
+//! (`tests/data/src/hip_concurrency.hip`, built by clang-22) and, for the spins, the chained
+//! scan, the races, the barriers, uninitialised LDS and the global exchange, in Rust
+//! (`tests/data/rust`): spins that finish only when the workgroup they wait for is resident,
 //! a chained scan, races whose outcome depends on how waves interleave, races on global memory
 //! between waves and between workgroups (a plain read-modify-write, a last-block reduction with
 //! and without its fences), barriers, reads of memory never written (LDS, scratch, device
@@ -11,7 +12,7 @@
 //! workgroup that fits resident), and gives what hardware could give under each, or the error of
 //! the check that finds it. A load used before its wait, written in inline assembly, is HIP only
 //! (Rust's `asm!` lists no AMDGPU support), and so are the kernels that hide a pointer from the
-//! compiler with an empty `asm` (generic pointers, uninitialised scratch) and the chained scan.
+//! compiler with an empty `asm` (generic pointers, uninitialised scratch).
 mod common;
 
 use common::variant::{CDNA, RDNA, Variant};
@@ -30,7 +31,7 @@ fn builds() -> impl Iterator<Item = (&'static Variant, Loaded)> {
 
 /// The HIP and the Rust builds of the kernels both have (`spin_on_flag`, `racy_increment`,
 /// `lds_read_without_barrier`, `plain_increment`, `last_block_sum`, `divergent_barrier`,
-/// `exit_before_barrier`, `lds_read_uninitialised`, `global_exchange`).
+/// `exit_before_barrier`, `lds_read_uninitialised`, `global_exchange`, `chained_scan`).
 fn hip_and_rust_builds() -> impl Iterator<Item = (&'static Variant, Loaded)> {
     objects(&["hip_concurrency_{}.co", "rust_kernels_{}.elf"])
 }
@@ -147,7 +148,7 @@ fn a_spin_on_an_earlier_workgroup_finishes_in_every_schedule() {
 #[ignore = "needs the emulator's test kernels, built by `cargo xtask test`"]
 fn a_chained_scan_gives_the_prefix_sums_in_every_schedule() {
     let mut rng = StdRng::seed_from_u64(200);
-    for (_, mut k) in builds() {
+    for (_, mut k) in hip_and_rust_builds() {
         for (chunks, schedule) in [40u32, 1, 7, 33]
             .into_iter()
             .zip([Schedule::InOrder, Schedule::Random { seed: 1 }])
@@ -168,7 +169,8 @@ fn a_chained_scan_gives_the_prefix_sums_in_every_schedule() {
             let published = k.upload(&vec![0; 4 * chunks as usize]);
             let ticket = k.upload(&[0; 4]);
             let args = Args::default().ptr(pin).ptr(out).ptr(published).ptr(ticket);
-            k.launch("chained_scan", &args.0, [chunks, 1, 1], [64, 1, 1], 0)
+            // The Rust kernel's LDS is dynamic: the ticket, the carry and 64 values.
+            k.launch("chained_scan", &args.0, [chunks, 1, 1], [64, 1, 1], 4 * 66)
                 .unwrap_or_else(|e| panic!("{schedule}: {e}"));
             assert_eq!(
                 from_bytes::<u32>(&k.download(out, 4 * n)),

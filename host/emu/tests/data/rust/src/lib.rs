@@ -459,3 +459,48 @@ pub fn global_exchange(buf: *mut u32, out: *mut u32, fenced: u32) {
     let from = (t + a::wavefrontsize()) % 256;
     unsafe { *out.add(t as usize) = *buf.add(from as usize) };
 }
+
+/// Inclusive prefix sum over 64 elements per workgroup. Each workgroup takes a ticket (the order
+/// in which workgroups start, not their ids), scans its chunk, waits for its predecessor's
+/// published prefix and publishes its own (prefix + 1, so that 0 means "not yet"). The dynamic
+/// LDS holds the chunk's ticket, the carry, then the 64 values.
+#[kernel(max_threads = 1024)]
+pub fn chained_scan(input: *const u32, out: *mut u32, published: *mut u32, ticket: *mut u32) {
+    let lds = core::intrinsics::gpu::gpu_launch_sized_workgroup_mem::<u32>();
+    let t = a::workitem_id_x() as usize;
+    // SAFETY: the launch gives 66 dwords of dynamic LDS; every workgroup reaches `ticket` and
+    // `published` only atomically, and the chunk's elements only through its ticket.
+    unsafe {
+        let (chunk, carry, values) = (lds, lds.add(1), lds.add(2));
+        if t == 0 {
+            *chunk = AtomicU32::from_ptr(ticket).fetch_add(1, Ordering::Relaxed);
+        }
+        iron_intrinsics::sync::workgroup_barrier();
+        let c = *chunk as usize;
+        *values.add(t) = *input.add(c * 64 + t);
+        iron_intrinsics::sync::workgroup_barrier();
+        if t == 0 {
+            let mut sum = 0u32;
+            for k in 0..64 {
+                sum += *values.add(k);
+                *values.add(k) = sum;
+            }
+            let mut before = 0;
+            if c > 0 {
+                let previous = AtomicU32::from_ptr(published.add(c - 1));
+                loop {
+                    let p = previous.load(Ordering::Acquire);
+                    if p != 0 {
+                        before = p - 1;
+                        break;
+                    }
+                    a::s_sleep::<1>();
+                }
+            }
+            *carry = before;
+            AtomicU32::from_ptr(published.add(c)).store(before + sum + 1, Ordering::Release);
+        }
+        iron_intrinsics::sync::workgroup_barrier();
+        *out.add(c * 64 + t) = *carry + *values.add(t);
+    }
+}
