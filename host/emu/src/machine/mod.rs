@@ -216,13 +216,10 @@ impl Ctx<'_> {
         let (Some(races), Some(shadow)) = (self.races, self.mem.shadow(address, len)) else {
             return Ok(());
         };
-        let end = address + len as u64;
-        for (k, entry) in shadow.chunks(races::SHADOW_WORDS).enumerate() {
-            let dword = (address & !3) + 4 * k as u64;
-            let first = address.max(dword) - dword;
-            let last = end.min(dword + 4) - dword;
-            let bytes = (1 << last) - (1 << first);
-            check(races, self.order, entry, bytes, self.pc)
+        let entries = shadow.chunks(races::SHADOW_WORDS);
+        for (entry, (dword, bytes)) in entries.zip(visibility::dwords(address, len)) {
+            let mask = (1 << bytes.end) - (1 << bytes.start);
+            check(races, self.order, entry, mask, self.pc)
                 .map_err(|c| self.global_race(c, dword, lane))?;
         }
         Ok(())

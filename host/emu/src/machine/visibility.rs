@@ -179,7 +179,10 @@ impl Visibility {
 }
 
 /// The dwords `[address, address + len)` touches, each with the range of its bytes touched.
-fn dwords(address: u64, len: usize) -> impl Iterator<Item = (u64, std::ops::Range<usize>)> {
+pub(crate) fn dwords(
+    address: u64,
+    len: usize,
+) -> impl Iterator<Item = (u64, std::ops::Range<usize>)> {
     let end = address + len as u64;
     (address & !3..end).step_by(4).map(move |dword| {
         let first = address.max(dword) - dword;
