@@ -208,7 +208,7 @@ pub struct WgpVisibility {
     /// The PC of the store.
     pub writer_pc: u64,
     /// What the memory model asks for and the code lacks.
-    pub missing: &'static str,
+    pub missing: String,
 }
 
 impl fmt::Display for WgpVisibility {

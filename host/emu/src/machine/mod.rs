@@ -19,8 +19,8 @@ pub(crate) mod wave;
 
 pub use checks::{Checks, ChecksParseError};
 pub(crate) use lds::Lds;
-pub(crate) use program::Dependencies;
 pub use program::Program;
+pub(crate) use program::{Dependencies, FenceCode};
 pub(crate) use run::RunOptions;
 pub use schedule::{Schedule, ScheduleParseError};
 pub(crate) use wave::Wave;
@@ -32,7 +32,6 @@ use crate::error::{EmuError, Fault};
 use crate::memory::{Access, DeviceMemory, MemoryError, SharedMemory};
 use crate::target::Target;
 use operand::DecodeError;
-use wave::VectorRows;
 
 /// An instruction set the machine executes: how its code decodes, runs and prints, and what state
 /// its waves start in.
@@ -50,11 +49,11 @@ pub(crate) trait Isa {
     /// Length of `i` in bytes.
     fn len(i: &Self::Instruction) -> u8;
 
-    /// The vector registers `i`'s operands name.
-    fn vector_rows(i: &Self::Instruction) -> VectorRows;
-
     /// The registers `i` names and how it takes part in the wait counters (the waitcnt check).
     fn dependencies(target: Target, i: &Self::Instruction) -> Dependencies;
+
+    /// `target`'s code for the memory model's releases and acquires, for the checks' errors.
+    fn fence_code(target: Target) -> FenceCode;
 
     /// Executes `i` on wave `w`.
     fn execute(ctx: &mut Ctx<'_>, w: &mut Wave, i: &Self::Instruction) -> Result<Flow, Fault>;
@@ -115,6 +114,8 @@ impl Scratch {
 /// Everything an instruction may touch besides its wave.
 pub(crate) struct Ctx<'a> {
     pub target: Target,
+    /// The target's code for releases and acquires, as the checks' errors name it.
+    pub fences: FenceCode,
     pub mem: &'a SharedMemory<'a>,
     pub lds: &'a mut Lds,
     /// The running wave's index in its workgroup, and the PC of its instruction.
@@ -240,7 +241,7 @@ impl Ctx<'_> {
         let [gx, gy, _] = self.grid.map(u64::from);
         let id = c.other_group;
         let other_workgroup = [id % gx, id / gx % gy, id / (gx * gy)].map(|n| n as u32);
-        let (release, acquire) = races::agent_fences(self.target);
+        let (release, acquire) = (self.fences.agent_release, self.fences.agent_acquire);
         let missing = match (c.same_group, c.released) {
             (true, _) => "a barrier between them".to_string(),
             (false, false) => format!("the other wave's release ({release}) after its access"),
@@ -287,14 +288,17 @@ impl Ctx<'_> {
 
     /// The visibility fault of `lane`'s read that `stale` describes.
     fn stale(&self, stale: visibility::Stale, lane: usize) -> Fault {
-        let gfx12 = self.target.has_split_counters();
-        let missing = match (stale.released, gfx12) {
-            (false, false) => "the writer's release (s_waitcnt_vscnt null, 0) after its store",
-            (false, true) => "the writer's release (s_wait_storecnt 0) after its store",
-            (true, false) => "the reader's acquire (buffer_gl0_inv) after the writer's release",
-            (true, true) => {
-                "the reader's acquire (global_inv scope:SCOPE_SE) after the writer's release"
-            }
+        let code = |c: Option<&'static str>| c.unwrap_or("none on this target");
+        let missing = if stale.released {
+            format!(
+                "the reader's acquire ({}) after the writer's release",
+                code(self.fences.wgp_acquire)
+            )
+        } else {
+            format!(
+                "the writer's release ({}) after its store",
+                code(self.fences.wgp_release)
+            )
         };
         Fault::WgpVisibility(Box::new(crate::error::WgpVisibility {
             address: stale.address,

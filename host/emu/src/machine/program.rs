@@ -30,6 +30,20 @@ pub(crate) struct Dependencies {
     pub coherent: bool,
 }
 
+/// A target's code for the releases and acquires of LLVM's AMDGPUUsage memory model, as the
+/// checks' errors name it.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct FenceCode {
+    /// An agent-scope release (the global racecheck).
+    pub agent_release: &'static str,
+    /// An agent-scope acquire (the global racecheck).
+    pub agent_acquire: &'static str,
+    /// A workgroup-scope release in WGP mode (the visibility check); `None` without WGP mode.
+    pub wgp_release: Option<&'static str>,
+    /// A workgroup-scope acquire in WGP mode (the visibility check); `None` without WGP mode.
+    pub wgp_acquire: Option<&'static str>,
+}
+
 /// Instructions decoded for one wave size.
 #[derive(Clone)]
 struct Cache<T> {
@@ -121,8 +135,11 @@ impl<I: Isa> Program<I> {
             DecodeError::Unknown { word0, word1 } => Fault::UnknownEncoding { word0, word1 },
             DecodeError::Truncated => Fault::PcOutOfCode,
         })?;
-        cache.rows.push(I::vector_rows(&inst));
-        cache.dependencies.push(I::dependencies(self.target, &inst));
+        let dependencies = I::dependencies(self.target, &inst);
+        cache
+            .rows
+            .push(VectorRows::covering(&dependencies.footprint));
+        cache.dependencies.push(dependencies);
         cache.decoded.push(inst);
         cache.slots[k] = cache.decoded.len() as u32;
         Ok(cache.decoded.len() - 1)

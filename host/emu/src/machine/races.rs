@@ -31,25 +31,9 @@
 //!   the other's access (a serial run misses nothing);
 //! - a wave's barrier and release counts past 65534 are taken to order everything.
 
-use crate::target::Target;
 use std::collections::HashMap;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
-
-/// The code of an agent-scope release and of an acquire on `target`, as an error names them.
-pub(crate) fn agent_fences(target: Target) -> (&'static str, &'static str) {
-    match target {
-        Target::Gfx90a => ("s_waitcnt vmcnt(0)", "buffer_wbinvl1_vol"),
-        Target::Gfx942 | Target::Gfx950 => {
-            ("buffer_wbl2 sc1, then s_waitcnt vmcnt(0)", "buffer_inv sc1")
-        }
-        Target::Gfx1100 => (
-            "s_waitcnt_vscnt null, 0",
-            "buffer_gl1_inv, then buffer_gl0_inv",
-        ),
-        Target::Gfx1201 => ("s_wait_storecnt 0", "global_inv scope:SCOPE_DEV"),
-    }
-}
 
 /// What an instruction does towards an agent-scope release or acquire.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

@@ -466,6 +466,7 @@ impl<'a, I: Isa> Worker<'a, I> {
         let wave_size = sh.launch.wave;
         let mut ctx = Ctx {
             target: sh.target,
+            fences: I::fence_code(sh.target),
             mem: sh.mem,
             lds: &mut s.lds,
             wave_index: k as u32,

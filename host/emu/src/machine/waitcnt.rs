@@ -92,20 +92,23 @@ pub(crate) struct Footprint {
 }
 
 impl Footprint {
-    /// The registers `operands` name (operands naming constants are skipped; at most ten count).
+    /// The registers `operands` name (operands naming constants are skipped). An instruction
+    /// names at most ten register operands.
     pub fn named<'a>(operands: impl IntoIterator<Item = &'a Operand>) -> Footprint {
         let mut f = Footprint::default();
-        for (slot, r) in f
-            .ranges
-            .iter_mut()
-            .zip(operands.into_iter().filter_map(Registers::of))
-        {
+        let mut registers = operands.into_iter().filter_map(Registers::of);
+        for (slot, r) in f.ranges.iter_mut().zip(&mut registers) {
             *slot = Some(r);
         }
+        debug_assert!(
+            registers.next().is_none(),
+            "more than ten register operands"
+        );
         f
     }
 
-    fn ranges(&self) -> impl Iterator<Item = Registers> + '_ {
+    /// The register ranges, in operand order.
+    pub fn ranges(&self) -> impl Iterator<Item = Registers> + '_ {
         self.ranges.iter().flatten().copied()
     }
 }

@@ -4,7 +4,7 @@
 //! the same indices, so both families share this state.
 
 use super::operand::{EXEC, FLAT_SCRATCH, Operand, OperandKind, Special, VCC};
-use super::waitcnt::Outstanding;
+use super::waitcnt::{Footprint, Outstanding, RegisterFile};
 use super::{LaunchState, PRIVATE_APERTURE_HI, SHARED_APERTURE_HI};
 use crate::dispatch::Dispatch;
 use crate::error::Fault;
@@ -286,15 +286,15 @@ pub(crate) struct VectorRows {
 }
 
 impl VectorRows {
-    /// The rows `operands` name.
-    pub fn named<'a>(operands: impl IntoIterator<Item = &'a Operand>) -> VectorRows {
+    /// The rows an instruction's registers (`footprint`) reach.
+    pub fn covering(footprint: &Footprint) -> VectorRows {
         let mut rows = VectorRows::default();
-        for o in operands {
-            let end = |r: u8| (u16::from(r) + u16::from(o.dwords.max(1))).min(VGPRS as u16);
-            match o.kind {
-                OperandKind::Vgpr(r) => rows.vgprs = rows.vgprs.max(end(r)),
-                OperandKind::Agpr(r) => rows.agprs = rows.agprs.max(end(r)),
-                _ => {}
+        for r in footprint.ranges() {
+            let end = (u16::from(r.first) + u16::from(r.count)).min(VGPRS as u16);
+            match r.file {
+                RegisterFile::Vector => rows.vgprs = rows.vgprs.max(end),
+                RegisterFile::Accumulation => rows.agprs = rows.agprs.max(end),
+                RegisterFile::Scalar => {}
             }
         }
         rows

@@ -4,10 +4,10 @@
 
 use super::super::inst::{Format, Instruction};
 use super::super::opcodes::Op;
-use crate::machine::Dependencies;
 use crate::machine::races::AgentSync;
 use crate::machine::visibility::Sync;
 use crate::machine::waitcnt::{Counting, Footprint, Issue, Queue, Registers, Wait};
+use crate::machine::{Dependencies, FenceCode};
 use crate::target::Target;
 
 /// What the waitcnt check and the global racecheck need of `i` on `target`.
@@ -20,6 +20,23 @@ pub(crate) fn dependencies(target: Target, i: &Instruction) -> Dependencies {
         agent: agent(target, i),
         // glc (GFX942: sc0) or scc (sc1): the bits of volatile and atomic accesses.
         coherent: i.fields.glc || i.fields.scc,
+    }
+}
+
+/// The code of LLVM's AMDGPUUsage memory model for an agent-scope release and acquire on
+/// `target` (GFX9 has no WGP mode).
+pub(crate) fn fence_code(target: Target) -> FenceCode {
+    let (agent_release, agent_acquire) = match target {
+        Target::Gfx942 | Target::Gfx950 => {
+            ("buffer_wbl2 sc1, then s_waitcnt vmcnt(0)", "buffer_inv sc1")
+        }
+        _ => ("s_waitcnt vmcnt(0)", "buffer_wbinvl1_vol"),
+    };
+    FenceCode {
+        agent_release,
+        agent_acquire,
+        wgp_release: None,
+        wgp_acquire: None,
     }
 }
 

@@ -38,9 +38,8 @@ use crate::WaveSize;
 use crate::counters::InstructionClass;
 use crate::dispatch::{DecodedInstruction, Dispatch};
 use crate::error::Fault;
-use crate::machine::Dependencies;
 use crate::machine::Isa;
-use crate::machine::wave::VectorRows;
+use crate::machine::{Dependencies, FenceCode};
 use crate::target::Target;
 
 /// The GFX9 instruction set on the machine model.
@@ -61,12 +60,12 @@ impl Isa for Gfx9 {
         i.len
     }
 
-    fn vector_rows(i: &Instruction) -> VectorRows {
-        VectorRows::named([&i.dst, &i.sdst].into_iter().chain(&i.src).chain(&i.scale))
-    }
-
     fn dependencies(target: Target, i: &Instruction) -> Dependencies {
         counting::dependencies(target, i)
+    }
+
+    fn fence_code(target: Target) -> FenceCode {
+        counting::fence_code(target)
     }
 
     fn execute(ctx: &mut Ctx<'_>, w: &mut Wave, i: &Instruction) -> Result<Flow, Fault> {

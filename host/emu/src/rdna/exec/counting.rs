@@ -5,10 +5,10 @@
 
 use super::super::inst::{Format, Instruction, OperandKind};
 use super::super::opcodes::Op;
-use crate::machine::Dependencies;
 use crate::machine::races::AgentSync;
 use crate::machine::visibility::Sync;
 use crate::machine::waitcnt::{Counting, Footprint, Issue, Queue, Registers, Wait};
+use crate::machine::{Dependencies, FenceCode};
 use crate::target::Target;
 
 /// What the waitcnt check needs of `i` on `target`.
@@ -34,6 +34,26 @@ pub(crate) fn dependencies(target: Target, i: &Instruction) -> Dependencies {
         } else {
             i.fields.glc || i.fields.dlc
         },
+    }
+}
+
+/// The code of LLVM's AMDGPUUsage memory model on `target` for an agent-scope release and
+/// acquire, and for the workgroup-scope ones WGP mode needs.
+pub(crate) fn fence_code(target: Target) -> FenceCode {
+    if target.has_split_counters() {
+        FenceCode {
+            agent_release: "s_wait_storecnt 0",
+            agent_acquire: "global_inv scope:SCOPE_DEV",
+            wgp_release: Some("s_wait_storecnt 0"),
+            wgp_acquire: Some("global_inv scope:SCOPE_SE"),
+        }
+    } else {
+        FenceCode {
+            agent_release: "s_waitcnt_vscnt null, 0",
+            agent_acquire: "buffer_gl1_inv, then buffer_gl0_inv",
+            wgp_release: Some("s_waitcnt_vscnt null, 0"),
+            wgp_acquire: Some("buffer_gl0_inv"),
+        }
     }
 }
 

@@ -29,9 +29,8 @@ use crate::counters::InstructionClass;
 use crate::dispatch::{DecodedInstruction, Dispatch};
 use crate::error::Fault;
 use crate::gfx9::decode::DecodeError;
-use crate::machine::Dependencies;
-use crate::machine::wave::VectorRows;
 use crate::machine::{Ctx, Flow, Isa, LaunchState, Wave};
+use crate::machine::{Dependencies, FenceCode};
 use crate::{Target, WaveSize};
 
 /// The RDNA instruction set on the machine model.
@@ -48,16 +47,12 @@ impl Isa for Rdna {
         i.len
     }
 
-    fn vector_rows(i: &Instruction) -> VectorRows {
-        let dual = i
-            .dual
-            .iter()
-            .flat_map(|d| std::iter::once(&d.dst).chain(&d.src));
-        VectorRows::named([&i.dst, &i.sdst].into_iter().chain(&i.src).chain(dual))
-    }
-
     fn dependencies(target: Target, i: &Instruction) -> Dependencies {
         counting::dependencies(target, i)
+    }
+
+    fn fence_code(target: Target) -> FenceCode {
+        counting::fence_code(target)
     }
 
     fn execute(ctx: &mut Ctx<'_>, w: &mut Wave, i: &Instruction) -> Result<Flow, Fault> {
