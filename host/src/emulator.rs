@@ -412,6 +412,11 @@ fn fault_advice(fault: &Fault) -> &'static str {
             "; the code uses a load's destination before waiting for it: a compiler emits the \
              wait itself, so look for inline assembly or a hand-written code object"
         }
+        Fault::StoreDataHazard(_) => {
+            "; the code writes a wide store's data registers right after the store: a compiler \
+             leaves the wait states itself, so look for inline assembly or a hand-written code \
+             object"
+        }
         Fault::LdsRace(_) => {
             "; put a barrier (workgroup_barrier) between the two accesses, or make them atomic; \
              Emulator::set_checks(Checks::NONE) runs without the check"

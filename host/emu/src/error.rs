@@ -84,6 +84,12 @@ pub enum Fault {
     /// reads the registers' old value, or the load's value lands after the instruction's write.
     #[error("{0}")]
     WaitcntHazard(Box<WaitcntHazard>),
+    /// A VALU instruction wrote registers that a store of more than 8 bytes, issued too few
+    /// wait states before, may still be reading its data from (waitcnt check; GFX9 only,
+    /// where the code must leave the wait states with `s_nop`). Hardware may store the new
+    /// value.
+    #[error("{0}")]
+    StoreDataHazard(Box<StoreDataHazard>),
     /// A wave read a global dword that another wave of its WGP-mode workgroup stored, without
     /// the release and acquire that make the store visible across the WGP's two CUs
     /// (visibility check). Hardware may return the value the reader's L0 cache held before.
@@ -192,6 +198,34 @@ impl fmt::Display for WaitcntHazard {
             "waitcnt hazard: {} may still be written by `{}` at pc {:#x}, issued earlier with \
              no wait for {} since",
             self.registers, self.load, self.load_pc, self.counter
+        )
+    }
+}
+
+/// A store-data hazard: the store whose data the instruction (the error's) overwrote too soon.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StoreDataHazard {
+    /// The store's data registers the instruction writes, as assembly names them.
+    pub registers: String,
+    /// The PC of the store.
+    pub store_pc: u64,
+    /// The store's disassembly.
+    pub store: String,
+    /// The wait states the target needs between the store and a write of its data.
+    pub wait_states: u8,
+}
+
+impl fmt::Display for StoreDataHazard {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "store data hazard: {} may still be read by `{}` at pc {:#x}, issued fewer than {} \
+             wait state(s) earlier (put `s_nop {}` after the store)",
+            self.registers,
+            self.store,
+            self.store_pc,
+            self.wait_states,
+            self.wait_states.saturating_sub(1)
         )
     }
 }

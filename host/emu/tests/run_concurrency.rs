@@ -1,23 +1,22 @@
 //! The concurrency kernels on every CDNA and RDNA build, in HIP C++
-//! (`tests/data/src/hip_concurrency.hip`, built by clang-22) and, for the spins, the chained
-//! scan, the races, the barriers, uninitialised LDS and the global exchange, in Rust
-//! (`tests/data/rust`): spins that finish only when the workgroup they wait for is resident,
-//! a chained scan, races whose outcome depends on how waves interleave, races on global memory
-//! between waves and between workgroups (a plain read-modify-write, a last-block reduction with
-//! and without its fences), barriers, reads of memory never written (LDS, scratch, device
-//! memory), a store one element past a buffer, a load used before its wait, generic pointers to
+//! (`tests/data/src/hip_concurrency.hip`, built by clang-22) and, for most, in Rust too
+//! (`tests/data/rust`): spins that finish only when the workgroup they wait for is resident, a chained scan, races whose outcome depends on how waves
+//! interleave, races on global memory between waves and between workgroups (a plain
+//! read-modify-write, a last-block reduction with and without its fences), barriers, reads of
+//! memory never written (LDS, scratch, device memory), a store one element past a buffer, a load
+//! used before its wait, a wide store's data overwritten too soon after it, generic pointers to
 //! LDS and scratch, and global memory shared across a barrier with and without the fences WGP
-//! mode needs. Each runs
-//! under the in-order schedule (one workgroup at a time) and under seeded random schedules (every
-//! workgroup that fits resident), and gives what hardware could give under each, or the error of
-//! the check that finds it. A load used before its wait, written in inline assembly, is HIP only
-//! (Rust's `asm!` lists no AMDGPU support), and so are the kernels that hide a pointer from the
-//! compiler with an empty `asm` (generic pointers, uninitialised scratch).
+//! mode needs. Each runs under the in-order schedule (one workgroup at a time) and under seeded
+//! random schedules (every workgroup that fits resident), and gives what hardware could give
+//! under each, or the error of the check that finds it. The load used before its wait and the
+//! store-data overwrite are HIP only: Rust's `asm!` lists no AMDGPU support. So are the kernels
+//! that hide a pointer from the compiler with an empty `asm` (generic pointers, uninitialised
+//! scratch).
 mod common;
 
 use common::variant::{CDNA, RDNA, Variant};
 use common::{Args, Loaded, bytes_of, data, from_bytes, load};
-use iron_emu::{Checks, EmuError, Fault, Schedule, WaitcntHazard, WaveStatus};
+use iron_emu::{Checks, EmuError, Fault, Schedule, StoreDataHazard, WaitcntHazard, WaveStatus};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 
@@ -596,6 +595,80 @@ fn a_load_used_before_its_wait_is_a_waitcnt_hazard() {
         assert_eq!(
             copy_through_asm(&mut k, &input, false).unwrap(),
             input,
+            "{}",
+            v.name
+        );
+    }
+}
+
+/// Runs `store_data_overwrite` on one workgroup, the overwrite of v10 right after the store or
+/// (`nops`) two wait states later; returns the stored words.
+fn store_then_overwrite(k: &mut Loaded, nops: bool) -> Result<Vec<u32>, EmuError> {
+    let out = k.upload(&[0xee; 16 * 256]);
+    let args = Args::default().ptr(out).u32(u32::from(nops));
+    k.launch("store_data_overwrite", &args.0, [1, 1, 1], [256, 1, 1], 0)?;
+    Ok(from_bytes(&k.download(out, 16 * 256)))
+}
+
+#[test]
+#[ignore = "needs the emulator's test kernels, built by `cargo xtask test`"]
+fn a_wide_stores_data_overwritten_too_soon_is_a_store_data_hazard_on_gfx9() {
+    let stored: Vec<u32> = (0..4 * 256).map(|k| k / 4 + k % 4).collect();
+    for (v, mut k) in builds() {
+        assert_eq!(
+            store_then_overwrite(&mut k, true).unwrap(),
+            stored,
+            "{}",
+            v.name
+        );
+        let result = store_then_overwrite(&mut k, false);
+        if v.rdna {
+            // GFX10 and later interlock the store's data registers.
+            assert_eq!(result.unwrap(), stored, "{}", v.name);
+            continue;
+        }
+        match result {
+            Err(EmuError::Execution {
+                fault: Fault::StoreDataHazard(hazard),
+                pc,
+                instruction,
+                ..
+            }) => {
+                let StoreDataHazard {
+                    registers,
+                    store_pc,
+                    store,
+                    wait_states,
+                } = *hazard;
+                assert!(
+                    instruction.starts_with("v_mov_b32") && registers == "v10",
+                    "{}: {instruction}, {registers}",
+                    v.name
+                );
+                assert!(
+                    store.starts_with("global_store_dwordx4") && store.contains("v[10:13]"),
+                    "{}: {store}",
+                    v.name
+                );
+                assert_eq!(
+                    pc - store_pc,
+                    8,
+                    "{}: the overwrite follows the store",
+                    v.name
+                );
+                let needs = if v.name == "gfx90a" { 1 } else { 2 };
+                assert_eq!(wait_states, needs, "{}", v.name);
+            }
+            other => panic!("{}: expected a store data hazard: {other:?}", v.name),
+        }
+        // With the check off, the emulator reads the data as the store issues.
+        k.gpu.set_checks(Checks {
+            waits: false,
+            ..Checks::ALL
+        });
+        assert_eq!(
+            store_then_overwrite(&mut k, false).unwrap(),
+            stored,
             "{}",
             v.name
         );

@@ -22,7 +22,9 @@ pub struct Checks {
     /// waitcnt check: an instruction using a register that a load issued earlier still has to
     /// write, with no wait (`s_waitcnt`, `s_wait_*`) for it between them, is a fault
     /// ([`crate::Fault::WaitcntHazard`]). Hardware gives the register's old value, or the
-    /// load's value lands after the instruction's own write.
+    /// load's value lands after the instruction's own write. On GFX9 it also catches a VALU
+    /// write of a wide store's data registers too few wait states after the store
+    /// ([`crate::Fault::StoreDataHazard`]), which may change the data stored.
     pub waits: bool,
     /// memcheck of a launch's buffers: an access to a buffer that none of the launch's
     /// pointers ([`crate::Dispatch::buffers`]) points into is a fault

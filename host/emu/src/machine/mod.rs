@@ -13,6 +13,7 @@ pub(crate) mod races;
 mod residency;
 mod run;
 mod schedule;
+pub(crate) mod store_data;
 pub(crate) mod visibility;
 pub(crate) mod waitcnt;
 pub(crate) mod wave;

@@ -4,6 +4,7 @@
 use super::Isa;
 use super::operand::DecodeError;
 use super::races::AgentSync;
+use super::store_data::StoreData;
 use super::visibility::Sync;
 use super::waitcnt::{Counting, Footprint};
 use super::wave::VectorRows;
@@ -28,6 +29,8 @@ pub(crate) struct Dependencies {
     /// Whether its global accesses are coherent ones, as volatile and atomic loads and stores
     /// are compiled (the global racecheck leaves them alone).
     pub coherent: bool,
+    /// What it does towards the store-data hazard (the waitcnt check).
+    pub store_data: StoreData,
 }
 
 /// A target's code for the releases and acquires of LLVM's AMDGPUUsage memory model, as the

@@ -17,7 +17,7 @@ use super::wave::{MODE_GPR_IDX_EN, State, VectorRows};
 use super::{Ctx, Flow, Isa, LaunchState, Lds, Program, Wave};
 use crate::counters::Counters;
 use crate::dispatch::{Dispatch, TraceEvent};
-use crate::error::{EmuError, Fault, WaitcntHazard, WaveSnapshot, WaveStatus};
+use crate::error::{EmuError, Fault, StoreDataHazard, WaitcntHazard, WaveSnapshot, WaveStatus};
 use crate::memory::{DeviceMemory, SharedMemory};
 use crate::target::Target;
 use std::sync::Mutex;
@@ -359,6 +359,7 @@ impl<'a, I: Isa> Worker<'a, I> {
         for (k, w) in s.waves.iter_mut().enumerate() {
             w.lanes = sh.launch.wave.lanes();
             w.outstanding.clear();
+            w.store_data.clear();
             let scratch_wave = s.index * waves_per_group + k as u32;
             I::initialize(w, sh.target, sh.d, sh.launch, group, k as u32, scratch_wave);
             self.runnable.push((slot as u32, k as u32));
@@ -520,6 +521,21 @@ impl<'a, I: Isa> Worker<'a, I> {
                     }));
                     return Err(fail(fault, I::disassemble(sh.target, inst)));
                 }
+                if let Some(o) = w.store_data.overwrite(&dependencies.store_data) {
+                    let store = self
+                        .program
+                        .index_of(o.pc, wave_size)
+                        .map(|k| I::disassemble(sh.target, self.program.instruction(wave_size, k)))
+                        .unwrap_or_default();
+                    let inst = self.program.instruction(wave_size, index);
+                    let fault = Fault::StoreDataHazard(Box::new(StoreDataHazard {
+                        registers: o.registers.name(),
+                        store_pc: o.pc,
+                        store,
+                        wait_states: o.needs,
+                    }));
+                    return Err(fail(fault, I::disassemble(sh.target, inst)));
+                }
             }
             if ctx.visibility.enabled() {
                 ctx.visibility.step(k as u32, dependencies.sync);
@@ -546,6 +562,7 @@ impl<'a, I: Isa> Worker<'a, I> {
                     Counting::Wait(wait) => w.outstanding.wait(wait),
                     Counting::None => {}
                 }
+                w.store_data.step(&dependencies.store_data, pc);
             }
             match flow {
                 Flow::Next => w.pc = pc + u64::from(I::len(inst)),

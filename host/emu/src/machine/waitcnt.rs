@@ -15,9 +15,9 @@
 //! A counter is at most its hardware maximum (the wave stalls at it), so the oldest accesses
 //! beyond it are complete without a wait.
 //!
-//! Not modelled: operands an encoding does not name (EXEC, VCC and M0 read implicitly), VGPRs
-//! renamed by GFX9's GPR index mode (such instructions are not checked), and the GFX9 wait states
-//! (`s_nop`) between a store's issue and an overwrite of its data, which are not a counter.
+//! Not modelled: operands an encoding does not name (EXEC, VCC and M0 read implicitly) and VGPRs
+//! renamed by GFX9's GPR index mode (such instructions are not checked). The GFX9 wait states
+//! between a store's issue and an overwrite of its data are no counter: `super::store_data`.
 
 use std::collections::VecDeque;
 
@@ -268,7 +268,7 @@ pub(crate) struct Outstanding {
 }
 
 /// The registers `a` and `b` both name.
-fn overlap(a: Registers, b: Registers) -> Option<Registers> {
+pub(crate) fn overlap(a: Registers, b: Registers) -> Option<Registers> {
     if a.file != b.file {
         return None;
     }

@@ -4,6 +4,7 @@
 //! the same indices, so both families share this state.
 
 use super::operand::{EXEC, FLAT_SCRATCH, Operand, OperandKind, Special, VCC};
+use super::store_data::DataInFlight;
 use super::waitcnt::{Footprint, Outstanding, RegisterFile};
 use super::{LaunchState, PRIVATE_APERTURE_HI, SHARED_APERTURE_HI};
 use crate::dispatch::Dispatch;
@@ -44,6 +45,8 @@ pub(crate) struct Wave {
     pub architected_scratch: Option<u64>,
     /// The memory accesses the wave has issued and not waited for (the waitcnt check).
     pub outstanding: Outstanding,
+    /// The stores whose data registers the hardware may still be reading (the waitcnt check).
+    pub store_data: DataInFlight,
 }
 
 impl Wave {
@@ -61,6 +64,7 @@ impl Wave {
             lanes: 64,
             architected_scratch: None,
             outstanding: Outstanding::default(),
+            store_data: DataInFlight::default(),
         }
     }
 

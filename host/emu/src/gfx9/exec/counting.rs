@@ -4,9 +4,11 @@
 
 use super::super::inst::{Format, Instruction};
 use super::super::opcodes::Op;
+use crate::machine::operand::{Operand, OperandKind};
 use crate::machine::races::AgentSync;
+use crate::machine::store_data::{LateRead, StoreData};
 use crate::machine::visibility::Sync;
-use crate::machine::waitcnt::{Counting, Footprint, Issue, Queue, Registers, Wait};
+use crate::machine::waitcnt::{Counting, Footprint, Issue, Queue, RegisterFile, Registers, Wait};
 use crate::machine::{Dependencies, FenceCode};
 use crate::target::Target;
 
@@ -20,6 +22,53 @@ pub(crate) fn dependencies(target: Target, i: &Instruction) -> Dependencies {
         agent: agent(target, i),
         // glc (GFX942: sc0) or scc (sc1): the bits of volatile and atomic accesses.
         coherent: i.fields.glc || i.fields.scc,
+        store_data: store_data(target, i),
+    }
+}
+
+/// What `i` does towards the store-data hazard: a store or atomic of more than 8 bytes reads
+/// its data after issue (1 wait state on GFX90A, 2 on GFX942 and GFX950; a buffer access whose
+/// `soffset` is a register excepted), a VALU instruction writes its destination, `s_nop n`
+/// takes `n + 1` wait states (LLVM's GCNHazardRecognizer).
+fn store_data(target: Target, i: &Instruction) -> StoreData {
+    let name = i.op.name();
+    let stores = name.contains("_store") || name.contains("_atomic");
+    let wide =
+        |o: &Operand| Registers::of(o).filter(|r| r.count > 2 && r.file != RegisterFile::Scalar);
+    let data = match i.format {
+        Format::Flat | Format::Global | Format::Scratch if stores => wide(&i.src[1]),
+        Format::Mubuf | Format::Mtbuf
+            if stores && !matches!(i.src[2].kind, OperandKind::Sgpr(_)) =>
+        {
+            wide(&i.dst)
+        }
+        _ => None,
+    };
+    let valu = matches!(
+        i.format,
+        Format::Vop1
+            | Format::Vop2
+            | Format::Vopc
+            | Format::Vop3
+            | Format::Vop3b
+            | Format::Vop3p
+            | Format::Mfma
+    );
+    StoreData {
+        wait_states: if i.op == Op::S_NOP {
+            (i.fields.imm & 0xf) as u8 + 1
+        } else {
+            1
+        },
+        reads_late: data.map(|data| LateRead {
+            data,
+            wait_states: if matches!(target, Target::Gfx942 | Target::Gfx950) {
+                2
+            } else {
+                1
+            },
+        }),
+        valu_writes: Registers::of(&i.dst).filter(|r| valu && r.file != RegisterFile::Scalar),
     }
 }
 

@@ -6,6 +6,7 @@
 use super::super::inst::{Format, Instruction, OperandKind};
 use super::super::opcodes::Op;
 use crate::machine::races::AgentSync;
+use crate::machine::store_data::StoreData;
 use crate::machine::visibility::Sync;
 use crate::machine::waitcnt::{Counting, Footprint, Issue, Queue, Registers, Wait};
 use crate::machine::{Dependencies, FenceCode};
@@ -34,6 +35,8 @@ pub(crate) fn dependencies(target: Target, i: &Instruction) -> Dependencies {
         } else {
             i.fields.glc || i.fields.dlc
         },
+        // GFX10 and later interlock a store's data registers in hardware.
+        store_data: StoreData::default(),
     }
 }
 

@@ -163,6 +163,34 @@ extern "C" __global__ void use_before_waitcnt(const u32* in, u32* out, u32 wait)
   out[t] = copied;
 }
 
+// Each work-item stores four words from v[10:13] with inline assembly, then overwrites v10 with
+// a VALU instruction: right after the store, or (`nops` nonzero) after `s_nop 1`, two wait
+// states. GFX9 reads the data of a store of more than 8 bytes in the wait states after it
+// issues (1 on GFX90A, 2 on GFX942 and GFX950), so without them hardware may store the new
+// v10; GFX10 and later interlock. A compiler leaves the wait states itself; inline assembly
+// must.
+extern "C" __global__ void store_data_overwrite(u32* out, u32 nops) {
+  u32 t = tid();
+  u32* p = out + 4 * t;
+#if defined(__gfx1100__) || defined(__gfx1200__) || defined(__gfx1201__)
+#define STORE4 "global_store_b128 %0, v[10:13], off\n"
+#else
+#define STORE4 "global_store_dwordx4 %0, v[10:13], off\n"
+#endif
+#define FILL4 "v_mov_b32 v10, %1\nv_mov_b32 v11, %2\nv_mov_b32 v12, %3\nv_mov_b32 v13, %4\n"
+  if (nops) {
+    asm volatile(FILL4 STORE4 "s_nop 1\nv_mov_b32 v10, 0\n"
+                 :
+                 : "v"(p), "v"(t), "v"(t + 1), "v"(t + 2), "v"(t + 3)
+                 : "v10", "v11", "v12", "v13", "memory");
+  } else {
+    asm volatile(FILL4 STORE4 "v_mov_b32 v10, 0\n"
+                 :
+                 : "v"(p), "v"(t), "v"(t + 1), "v"(t + 2), "v"(t + 3)
+                 : "v10", "v11", "v12", "v13", "memory");
+  }
+}
+
 // The compiler loses track of what `p` points to, so accesses through it are flat (generic).
 template <typename T> __device__ inline T* generic(T* p) {
   asm volatile("" : "+v"(p));
