@@ -14,6 +14,8 @@
 )]
 #![allow(internal_features)]
 use core::arch::amdgpu as a;
+use core::hint::black_box;
+use core::mem::MaybeUninit;
 use core::sync::atomic::{AtomicI32, AtomicU32, AtomicU64, Ordering};
 
 use iron_intrinsics::kernel;
@@ -502,5 +504,41 @@ pub fn chained_scan(input: *const u32, out: *mut u32, published: *mut u32, ticke
         }
         iron_intrinsics::sync::workgroup_barrier();
         *out.add(c * 64 + t) = *carry + *values.add(t);
+    }
+}
+
+/// Every work-item but `skip` writes its element of dynamic LDS through a pointer the compiler
+/// cannot trace back to LDS (`black_box`), so the accesses are flat (generic) ones; after the
+/// barrier each reads its right neighbour's element the same way. With `skip` < 256 one
+/// work-item reads an element nobody wrote. `black_box` keeps the pointer on the stack, so the
+/// kernel uses scratch.
+#[kernel(max_threads = 256, allow_scratch)]
+pub fn generic_lds(out: *mut u32, skip: u32) {
+    let lds = black_box(core::intrinsics::gpu::gpu_launch_sized_workgroup_mem::<u32>());
+    let t = a::workitem_id_x();
+    if t != skip {
+        unsafe { lds.add(t as usize).write_volatile(3 * t + 1) };
+    }
+    iron_intrinsics::sync::workgroup_barrier();
+    let lds = black_box(lds);
+    unsafe { *out.add(t as usize) = lds.add(((t + 1) % 256) as usize).read_volatile() };
+}
+
+/// Each work-item writes the first `written` of its 16 private elements through a pointer the
+/// compiler cannot trace back to its stack (`black_box`), so the accesses are flat ones, and
+/// copies element `t % 16` out the same way: past `written` it was never written. The copy is
+/// of `MaybeUninit` words, which Rust allows for memory never written.
+#[kernel(max_threads = 256, allow_scratch)]
+pub fn generic_scratch(out: *mut u32, written: u32) {
+    let mut private = MaybeUninit::<[u32; 16]>::uninit();
+    let p = black_box(private.as_mut_ptr().cast::<u32>());
+    let t = a::workitem_id_x();
+    for k in 0..written.min(16) {
+        unsafe { p.add(k as usize).write_volatile(t + k) };
+    }
+    let p = black_box(p).cast::<MaybeUninit<u32>>();
+    unsafe {
+        let v = p.add((t % 16) as usize).read_volatile();
+        out.cast::<MaybeUninit<u32>>().add(t as usize).write(v);
     }
 }
