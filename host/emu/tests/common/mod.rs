@@ -47,6 +47,15 @@ pub struct ObjdumpLine {
     pub text: String,
 }
 
+/// One instruction line of `llvm-objdump -d` as it prints it.
+pub struct RawLine<'a> {
+    pub address: u64,
+    /// The instruction, its comment removed (not normalised).
+    pub text: &'a str,
+    /// Its bytes, as the comment prints them (a literal included).
+    pub encoding: &'a str,
+}
+
 /// Normalises an instruction's text: comments removed, runs of whitespace collapsed.
 pub fn normalize(text: &str) -> String {
     let t = text.split("//").next().unwrap_or("");
@@ -68,34 +77,59 @@ pub fn objdump_wave(path: &Path, gfx: &str, wave64: bool) -> Vec<ObjdumpLine> {
 /// Runs `llvm-objdump -d --mcpu=<gfx>` on `path` with the target `features` (`--mattr`);
 /// returns every instruction line.
 pub fn objdump_features(path: &Path, gfx: &str, features: &[&str]) -> Vec<ObjdumpLine> {
+    let mut lines = Vec::new();
+    objdump_each(path, gfx, features, |line| {
+        lines.push(ObjdumpLine {
+            address: line.address,
+            text: normalize(line.text),
+        })
+    });
+    lines
+}
+
+/// Runs `llvm-objdump -d --mcpu=<gfx>` on `path` with the target `features` (`--mattr`) and
+/// hands `each` every instruction line. The tool writes to a file, not a pipe: piping the
+/// hundreds of megabytes a large code object disassembles to took twice as long.
+pub fn objdump_each(path: &Path, gfx: &str, features: &[&str], mut each: impl FnMut(RawLine<'_>)) {
+    static RUNS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
     let tool = llvm_tool("llvm-objdump").expect("llvm-objdump from the toolchain's llvm-tools");
+    let run = RUNS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let listing = std::env::temp_dir().join(format!("iron-objdump-{}-{run}.s", std::process::id()));
+    let file = std::fs::File::create(&listing).expect("create llvm-objdump's listing");
     let mut cmd = Command::new(tool);
     cmd.arg("-d").arg(format!("--mcpu={gfx}"));
     if !features.is_empty() {
         cmd.arg(format!("--mattr={}", features.join(",")));
     }
-    let out = cmd.arg(path).output().expect("run llvm-objdump");
-    let text = String::from_utf8_lossy(&out.stdout);
-    let mut lines = Vec::new();
+    let status = cmd
+        .arg(path)
+        .stdout(file)
+        .status()
+        .expect("run llvm-objdump");
+    let bytes = std::fs::read(&listing).expect("read llvm-objdump's listing");
+    let _ = std::fs::remove_file(&listing);
+    assert!(
+        status.success(),
+        "llvm-objdump failed on {}",
+        path.display()
+    );
+    let text = String::from_utf8_lossy(&bytes);
     for line in text.lines() {
-        if !line.starts_with('\t') {
-            continue;
+        if let Some(raw) = line.strip_prefix('\t').and_then(parse_line) {
+            each(raw);
         }
-        let Some((ins, comment)) = line.split_once("//") else {
-            continue;
-        };
-        let Some(addr) = comment.trim().split(':').next() else {
-            continue;
-        };
-        let Ok(address) = u64::from_str_radix(addr.trim(), 16) else {
-            continue;
-        };
-        lines.push(ObjdumpLine {
-            address,
-            text: normalize(ins),
-        });
     }
-    lines
+}
+
+/// An instruction line of `llvm-objdump -d` (its leading tab removed): `text // address: bytes`.
+fn parse_line(line: &str) -> Option<RawLine<'_>> {
+    let (text, comment) = line.split_once("//")?;
+    let (address, encoding) = comment.trim().split_once(':')?;
+    Some(RawLine {
+        address: u64::from_str_radix(address.trim(), 16).ok()?,
+        text,
+        encoding: encoding.trim(),
+    })
 }
 
 /// A code object's executable text and kernels.
@@ -160,8 +194,9 @@ pub fn test_objects_dir() -> PathBuf {
     ))
 }
 
-/// Every code object the tests can find: the test kernels, the library build output
-/// (`IRON_CODE_OBJECT_DIR`, searched recursively for `*.co`), and `EMU_EXTRA_CODE_OBJECTS`
+/// Every code object the tests can find, each once: the test kernels, the library build output
+/// (`IRON_CODE_OBJECT_DIR`, searched recursively for `*.co`) but for the ROCm corpus extracted
+/// below it (`IRON_EMU_CORPUS`, which `corpus.rs` compares), and `EMU_EXTRA_CODE_OBJECTS`
 /// (colon-separated files).
 pub fn all_code_objects() -> Vec<PathBuf> {
     let mut out = Vec::new();
@@ -169,10 +204,14 @@ pub fn all_code_objects() -> Vec<PathBuf> {
     if let Ok(dir) = std::env::var("IRON_CODE_OBJECT_DIR") {
         collect(Path::new(&dir), &mut out, &["co"]);
     }
+    if let Some(corpus) = std::env::var_os("IRON_EMU_CORPUS") {
+        out.retain(|p| !p.starts_with(&corpus));
+    }
     if let Ok(list) = std::env::var("EMU_EXTRA_CODE_OBJECTS") {
         out.extend(list.split(':').filter(|s| !s.is_empty()).map(PathBuf::from));
     }
     out.sort();
+    out.dedup();
     out
 }
 

@@ -1,9 +1,9 @@
 //! The emulator's disassembly of whole code objects against `llvm-objdump`'s, instruction by
 //! instruction inside every function, with the figures per gfx.
 
-use super::{CodeObject, normalize, objdump_wave, read_code_object};
+use super::{CodeObject, normalize, objdump_each, read_code_object};
 use iron_emu::{KernelDescriptor, Target, WaveSize, gfx9, rdna};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 
 /// What one gfx's code objects gave.
@@ -52,14 +52,20 @@ impl Comparison {
 /// Compares every code object of `paths`, spread over the machine's cores.
 pub fn compare(paths: &[PathBuf]) -> Comparison {
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let chunk = paths.len().div_ceil(threads).max(1);
+    // Each worker takes the next code object as it finishes one: their sizes differ widely.
+    let next = std::sync::atomic::AtomicUsize::new(0);
     let parts: Vec<Comparison> = std::thread::scope(|s| {
-        let workers: Vec<_> = paths
-            .chunks(chunk)
-            .map(|part| {
-                s.spawn(move || {
-                    part.iter()
-                        .fold(Comparison::default(), |acc, p| one(acc, p))
+        let workers: Vec<_> = (0..threads.min(paths.len()).max(1))
+            .map(|_| {
+                s.spawn(|| {
+                    let mut acc = Comparison::default();
+                    let mut seen = Seen::new();
+                    while let Some(p) =
+                        paths.get(next.fetch_add(1, std::sync::atomic::Ordering::Relaxed))
+                    {
+                        acc = one(acc, p, &mut seen);
+                    }
+                    acc
                 })
             })
             .collect();
@@ -80,8 +86,12 @@ pub fn compare(paths: &[PathBuf]) -> Comparison {
     all
 }
 
+/// What each encoding compared so far gave, per gfx and wave size (wave64 `true`): `None` if
+/// both sides agree, else the emulator's text and whether it decoded.
+type Seen = HashMap<(&'static str, bool), HashMap<String, Option<(String, bool)>>>;
+
 /// Adds the code object at `path` to `acc`.
-fn one(mut acc: Comparison, path: &Path) -> Comparison {
+fn one(mut acc: Comparison, path: &Path, seen: &mut Seen) -> Comparison {
     let Some(co) = read_code_object(path) else {
         acc.skipped.push(format!(
             "{}: not an AMDGPU ELF with a .text",
@@ -105,26 +115,54 @@ fn one(mut acc: Comparison, path: &Path) -> Comparison {
     let wave = wave_size(&co);
     let tally = acc.per_gfx.entry(target.name()).or_default();
     tally.objects += 1;
-    for line in objdump_wave(
-        path,
-        target.name(),
-        target.is_rdna() && wave == WaveSize::Wave64,
-    ) {
-        let Some(f) = co
-            .functions
+    // reach[k]: how far the functions up to k reach.
+    let reach: Vec<u64> = co
+        .functions
+        .iter()
+        .scan(0, |end, f| {
+            *end = (*end).max(f.1 + f.2.max(4));
+            Some(*end)
+        })
+        .collect();
+    let wave64 = wave == WaveSize::Wave64;
+    let seen = seen.entry((target.name(), wave64)).or_default();
+    let features: &[&str] = if target.is_rdna() && wave64 {
+        &["+wavefrontsize64"]
+    } else {
+        &[]
+    };
+    objdump_each(path, target.name(), features, |line| {
+        // The functions are sorted by address: only those starting at or before the line can
+        // hold it, and none does when all of them end before it.
+        let starts_before = co.functions.partition_point(|f| f.1 <= line.address);
+        if starts_before == 0 || reach[starts_before - 1] <= line.address {
+            return;
+        }
+        let Some(f) = co.functions[..starts_before]
             .iter()
-            .find(|f| line.address >= f.1 && line.address < f.1 + f.2.max(4))
+            .rev()
+            .find(|f| line.address < f.1 + f.2.max(4))
         else {
-            continue;
+            return;
         };
-        let index = ((line.address - co.text_address) / 4) as usize;
-        let (ours, decoded) = match words.get(index..) {
-            Some(w) => disassemble(target, wave, w),
-            None => ("<outside .text>".into(), false),
-        };
-        let ours = normalize(&ours);
         tally.instructions += 1;
-        if ours != line.text {
+        // The same bytes disassemble alike on both sides: each encoding is compared once per
+        // gfx and wave size, and a mismatch is reported wherever it occurs.
+        let outcome = match seen.get(line.encoding) {
+            Some(outcome) => outcome.clone(),
+            None => {
+                let index = ((line.address - co.text_address) / 4) as usize;
+                let (ours, decoded) = match words.get(index..) {
+                    Some(w) => disassemble(target, wave, w),
+                    None => ("<outside .text>".into(), false),
+                };
+                let ours = normalize(&ours);
+                let outcome = (ours != normalize(line.text)).then_some((ours, decoded));
+                seen.insert(line.encoding.to_string(), outcome.clone());
+                outcome
+            }
+        };
+        if let Some((ours, decoded)) = outcome {
             tally.mismatches += 1;
             tally.undecodable += usize::from(!decoded);
             acc.mismatches.push(format!(
@@ -132,11 +170,11 @@ fn one(mut acc: Comparison, path: &Path) -> Comparison {
                 path.display(),
                 f.0,
                 line.address,
-                line.text,
+                normalize(line.text),
                 ours
             ));
         }
-    }
+    });
     acc
 }
 
