@@ -410,19 +410,36 @@ fn real_code_objects_match_llvm() {
         !paths.is_empty(),
         "no code objects in IRON_CODE_OBJECT_DIR: run `cargo xtask test`"
     );
-    for path in &paths {
-        for (context, bytes) in code_objects_in(path) {
-            let object = CodeObject::parse(&bytes).unwrap_or_else(|e| panic!("{context}: {e}"));
-            check_invariants(&object, &context);
-            if is_bundle(&std::fs::read(path).unwrap()) {
-                println!(
-                    "{context}: {} kernels of {}",
-                    object.kernels().len(),
-                    object.target()
-                );
-            } else {
-                check_against_llvm(path, &object);
-            }
+    // The objects are checked on every core, each worker taking the next object as it
+    // finishes one; a failed check fails the test.
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    std::thread::scope(|s| {
+        for _ in 0..cores.min(paths.len()) {
+            s.spawn(|| {
+                while let Some(path) =
+                    paths.get(next.fetch_add(1, std::sync::atomic::Ordering::Relaxed))
+                {
+                    check_real(path);
+                }
+            });
+        }
+    });
+}
+
+/// Checks every code object of the file at `path` (a bundle holds several).
+fn check_real(path: &Path) {
+    for (context, bytes) in code_objects_in(path) {
+        let object = CodeObject::parse(&bytes).unwrap_or_else(|e| panic!("{context}: {e}"));
+        check_invariants(&object, &context);
+        if is_bundle(&std::fs::read(path).unwrap()) {
+            println!(
+                "{context}: {} kernels of {}",
+                object.kernels().len(),
+                object.target()
+            );
+        } else {
+            check_against_llvm(path, &object);
         }
     }
 }
