@@ -160,9 +160,11 @@ fn library_under_other_schedules(root: &Path, outputs: &TestOutputs) -> Result<(
         step(format_args!(
             "the library's kernel tests again, under the schedule {schedule}"
         ));
+        // `--workspace`, as in the first run: `-p iron-tests` alone would unify the crates'
+        // features differently and build them again.
         let mut cargo = build::workspace_cargo(root)?;
         cargo
-            .args(["test", "--quiet", "-p", "iron-tests", "--test", "emu_*"])
+            .args(["test", "--quiet", "--workspace", "--test", "emu_*"])
             .args(["--", "--include-ignored"])
             .env(iron::emulator::SCHEDULE_VARIABLE, &schedule);
         outputs.apply(&mut cargo);
@@ -181,7 +183,7 @@ fn library_bench_through_stand_in(root: &Path, iron_dir: &Path, stand_in: &Path)
         "the kernel benchmarks once each, small sizes, through the HIP stand-in"
     ));
     let status = build::workspace_cargo(root)?
-        .args(["test", "--quiet", "-p", "xtask", "--bench", "library"])
+        .args(["test", "--quiet", "--workspace", "--bench", "library"])
         .env("IRON_BENCH_SIZES", "small")
         .env("IRON_HIP_LIBRARY", stand_in)
         .env("IRON_ARTIFACTS", iron_dir)
