@@ -452,6 +452,15 @@ impl<'a, I: Isa> Worker<'a, I> {
     }
 
     /// Runs at most `slice` instructions of wave `k` of `slot`, counting them in `ran`.
+    /// The instruction at `pc` as text, for an error naming it (empty if it does not decode).
+    fn disassembly_at(&mut self, pc: u64, wave: crate::WaveSize) -> String {
+        let target = self.shared.target;
+        self.program
+            .index_of(pc, wave)
+            .map(|k| I::disassemble(target, self.program.instruction(wave, k)))
+            .unwrap_or_default()
+    }
+
     fn run_slice(
         &mut self,
         slot: usize,
@@ -507,34 +516,22 @@ impl<'a, I: Isa> Worker<'a, I> {
                     _ => None,
                 };
                 if let Some(h) = w.outstanding.hazard(&dependencies.footprint, issue) {
-                    let load = self
-                        .program
-                        .index_of(h.pc, wave_size)
-                        .map(|k| I::disassemble(sh.target, self.program.instruction(wave_size, k)))
-                        .unwrap_or_default();
-                    let inst = self.program.instruction(wave_size, index);
                     let fault = Fault::WaitcntHazard(Box::new(WaitcntHazard {
                         registers: h.registers.name(),
                         load_pc: h.pc,
-                        load,
+                        load: self.disassembly_at(h.pc, wave_size),
                         counter: h.queue.counter(sh.target),
                     }));
-                    return Err(fail(fault, I::disassemble(sh.target, inst)));
+                    return Err(fail(fault, self.disassembly_at(pc, wave_size)));
                 }
                 if let Some(o) = w.store_data.overwrite(&dependencies.store_data) {
-                    let store = self
-                        .program
-                        .index_of(o.pc, wave_size)
-                        .map(|k| I::disassemble(sh.target, self.program.instruction(wave_size, k)))
-                        .unwrap_or_default();
-                    let inst = self.program.instruction(wave_size, index);
                     let fault = Fault::StoreDataHazard(Box::new(StoreDataHazard {
                         registers: o.registers.name(),
                         store_pc: o.pc,
-                        store,
+                        store: self.disassembly_at(o.pc, wave_size),
                         wait_states: o.needs,
                     }));
-                    return Err(fail(fault, I::disassemble(sh.target, inst)));
+                    return Err(fail(fault, self.disassembly_at(pc, wave_size)));
                 }
             }
             if ctx.visibility.enabled() {

@@ -44,16 +44,6 @@ fn store_data(target: Target, i: &Instruction) -> StoreData {
         }
         _ => None,
     };
-    let valu = matches!(
-        i.format,
-        Format::Vop1
-            | Format::Vop2
-            | Format::Vopc
-            | Format::Vop3
-            | Format::Vop3b
-            | Format::Vop3p
-            | Format::Mfma
-    );
     StoreData {
         wait_states: if i.op == Op::S_NOP {
             (i.fields.imm & 0xf) as u8 + 1
@@ -68,7 +58,8 @@ fn store_data(target: Target, i: &Instruction) -> StoreData {
                 1
             },
         }),
-        valu_writes: Registers::of(&i.dst).filter(|r| valu && r.file != RegisterFile::Scalar),
+        valu_writes: Registers::of(&i.dst)
+            .filter(|r| i.format.is_valu() && r.file != RegisterFile::Scalar),
     }
 }
 
