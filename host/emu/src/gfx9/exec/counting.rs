@@ -139,3 +139,72 @@ fn counting(i: &Instruction) -> Counting {
         _ => Counting::None,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::gfx9::decode::decode;
+
+    fn late_read(target: Target, words: &[u32]) -> Option<LateRead> {
+        store_data(target, &decode(target, words).unwrap()).reads_late
+    }
+
+    fn vector(first: u8, count: u8) -> Registers {
+        Registers {
+            file: RegisterFile::Vector,
+            first,
+            count,
+        }
+    }
+
+    #[test]
+    fn stores_of_more_than_8_bytes_read_their_data_late() {
+        // global_store_dwordx4 v[4:5], v[0:3], off
+        let x4 = [0xdc7c_8000, 0x007f_0004];
+        // global_store_dwordx3 v[4:5], v[0:2], off
+        let x3 = [0xdc78_8000, 0x007f_0004];
+        for (target, wait_states) in [
+            (Target::Gfx90a, 1),
+            (Target::Gfx942, 2),
+            (Target::Gfx950, 2),
+        ] {
+            let read = |data| Some(LateRead { data, wait_states });
+            assert_eq!(late_read(target, &x4), read(vector(0, 4)), "{target:?}");
+            assert_eq!(late_read(target, &x3), read(vector(0, 3)), "{target:?}");
+        }
+    }
+
+    #[test]
+    fn narrow_stores_and_buffer_stores_with_a_register_soffset_do_not() {
+        // global_store_dwordx2 v[4:5], v[0:1], off
+        let global_x2 = [0xdc74_8000, 0x007f_0004];
+        // buffer_store_dwordx2 v[0:1], v4, s[8:11], 0 offen
+        let buffer_x2 = [0xe074_1000, 0x8002_0004];
+        // buffer_store_dwordx4 v[0:3], v4, s[8:11], s5 offen
+        let register_soffset = [0xe07c_1000, 0x0502_0004];
+        // buffer_store_dwordx4 v[0:3], v4, s[8:11], 0 offen
+        let constant_soffset = [0xe07c_1000, 0x8002_0004];
+        for target in [Target::Gfx90a, Target::Gfx942] {
+            assert_eq!(late_read(target, &global_x2), None);
+            assert_eq!(late_read(target, &buffer_x2), None);
+            assert_eq!(late_read(target, &register_soffset), None);
+            assert_eq!(
+                late_read(target, &constant_soffset).map(|r| r.data),
+                Some(vector(0, 4))
+            );
+        }
+    }
+
+    #[test]
+    fn valu_writes_and_nops_count_wait_states() {
+        let target = Target::Gfx942;
+        // v_mov_b32 v1, 0
+        let mov = store_data(target, &decode(target, &[0x7e02_0280]).unwrap());
+        assert_eq!(mov.valu_writes, Some(vector(1, 1)));
+        assert_eq!(mov.wait_states, 1);
+        // s_nop 1
+        let nop = store_data(target, &decode(target, &[0xbf80_0001]).unwrap());
+        assert_eq!(nop.valu_writes, None);
+        assert_eq!(nop.wait_states, 2);
+    }
+}
