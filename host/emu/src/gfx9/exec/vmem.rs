@@ -321,6 +321,17 @@ pub(crate) fn execute(ctx: &mut Ctx<'_>, w: &mut Wave, i: &Instruction) -> Resul
         Access::Load { bytes, signed, .. } if i.fields.lds => Access::LoadLds { bytes, signed },
         access => access,
     };
+    execute_access(ctx, w, i, access)
+}
+
+/// Executes `i` as the memory access `access`, which RDNA's float atomics that GFX9 lacks name
+/// for an instruction of the same encoding.
+pub(crate) fn execute_access(
+    ctx: &mut Ctx<'_>,
+    w: &mut Wave,
+    i: &Instruction,
+    access: Access,
+) -> Result<(), Fault> {
     let class = match access {
         Access::Load { .. } | Access::LoadLds { .. } => InstructionClass::VmemLoad,
         Access::Store { .. } => InstructionClass::VmemStore,

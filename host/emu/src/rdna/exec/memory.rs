@@ -14,6 +14,7 @@ use crate::counters::InstructionClass;
 use crate::error::Fault;
 use crate::gfx9;
 use crate::gfx9::exec::valu::read_operand;
+use crate::gfx9::exec::vmem::{Access, Rmw};
 use crate::machine::{Ctx, Wave};
 use crate::target::Target;
 
@@ -87,6 +88,34 @@ pub(crate) fn vmem(ctx: &mut Ctx<'_>, w: &mut Wave, i: &Instruction) -> Result<(
         Format::Mubuf => return super::buffer::execute(ctx, w, i),
         _ => return Err(Fault::Unsupported),
     };
-    let op = gfx9_op(i.op).ok_or(Fault::Unsupported)?;
+    let Some(op) = gfx9_op(i.op) else {
+        return float_min_max(ctx, w, i, format);
+    };
     gfx9::exec::vmem::execute(ctx, w, &gfx9_instruction(i, op, format))
+}
+
+/// GFX11's FLAT and GLOBAL `atomic_{min,max}_f32` and GFX12's `atomic_{min,max}_num_f32`,
+/// which GFX9 lacks: GFX9's f32 atomic add of the same encoding with the operation replaced. A
+/// NaN operand gives the other one, as `v_min_f32` and `v_max_f32` do.
+fn float_min_max(
+    ctx: &mut Ctx<'_>,
+    w: &mut Wave,
+    i: &Instruction,
+    format: gfx9::Format,
+) -> Result<(), Fault> {
+    let name = i.op.name().replace("_num_", "_");
+    let op = if name.ends_with("_atomic_min_f32") {
+        Rmw::MinF32
+    } else if name.ends_with("_atomic_max_f32") {
+        Rmw::MaxF32
+    } else {
+        return Err(Fault::Unsupported);
+    };
+    let add = match format {
+        gfx9::Format::Flat => gfx9::Op::FLAT_ATOMIC_ADD_F32,
+        gfx9::Format::Global => gfx9::Op::GLOBAL_ATOMIC_ADD_F32,
+        _ => return Err(Fault::Unsupported),
+    };
+    let access = Access::Atomic { op, bytes: 4 };
+    gfx9::exec::vmem::execute_access(ctx, w, &gfx9_instruction(i, add, format), access)
 }
