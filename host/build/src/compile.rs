@@ -2,11 +2,11 @@
 //! then the post-LTO step to `<out>/<target>/kernels.co`.
 
 use crate::error::{Context, Error, Result, bail};
-use crate::fences;
 use crate::post_lto::{self, DeclaredBounds};
 use crate::spec::write_spec;
 use crate::target::Target;
 use crate::toolchain::{Tools, run};
+use crate::{atomics, fences};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
@@ -190,8 +190,9 @@ pub fn compile(
     let ir = String::from_utf8(ir).context(|| "llvm-dis printed non-UTF-8 IR".into())?;
     let (patched, bounds) =
         post_lto::apply_launch_bounds(&ir).map_err(|e| Error::new(format!("{target}: {e}")))?;
-    let patched =
-        fences::apply_fences(&patched).map_err(|e| Error::new(format!("{target}: {e}")))?;
+    let patched = fences::apply_fences(&patched)
+        .and_then(|ir| atomics::apply_atomics(&ir))
+        .map_err(|e| Error::new(format!("{target}: {e}")))?;
     post_lto::compile_and_link(tools, target, &patched, &out_dir)
         .map_err(|e| Error::new(format!("{target}: compiling the post-LTO module: {e}")))?;
     Ok(CompiledTarget {

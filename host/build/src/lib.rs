@@ -31,6 +31,7 @@
 
 #![deny(missing_docs)]
 
+mod atomics;
 mod compile;
 mod error;
 mod fences;
