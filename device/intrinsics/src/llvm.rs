@@ -18,7 +18,39 @@ unsafe extern "C" {
     #[cfg(iron_gfx = "gfx1201")]
     #[link_name = "llvm.amdgcn.s.wait.storecnt"]
     pub fn s_wait_storecnt(imm: i16);
-    /// Atomic f32 add on global memory, returning the old value (`global_atomic_add_f32`).
-    #[link_name = "llvm.amdgcn.global.atomic.fadd.f32.p0.f32"]
-    pub fn global_atomic_fadd_f32(ptr: *mut f32, value: f32) -> f32;
+}
+
+/// Scoped fences: markers that iron-build's post-LTO step turns into
+/// `fence syncscope("<scope>") <ordering>`, which Rust cannot write.
+pub mod fence {
+    /// Declares the marker `iron.fence.<scope>.<ordering>` of each name.
+    macro_rules! markers {
+        ($($name:ident = $link:literal;)*) => {
+            unsafe extern "C" {
+                $(
+                    #[doc = concat!("`fence syncscope` ", $link, ".")]
+                    #[link_name = concat!("iron.fence.", $link)]
+                    pub fn $name();
+                )*
+            }
+        };
+    }
+    markers! {
+        wavefront_acquire = "wavefront.acquire";
+        wavefront_release = "wavefront.release";
+        wavefront_acq_rel = "wavefront.acq_rel";
+        wavefront_seq_cst = "wavefront.seq_cst";
+        workgroup_acquire = "workgroup.acquire";
+        workgroup_release = "workgroup.release";
+        workgroup_acq_rel = "workgroup.acq_rel";
+        workgroup_seq_cst = "workgroup.seq_cst";
+        agent_acquire = "agent.acquire";
+        agent_release = "agent.release";
+        agent_acq_rel = "agent.acq_rel";
+        agent_seq_cst = "agent.seq_cst";
+        system_acquire = "system.acquire";
+        system_release = "system.release";
+        system_acq_rel = "system.acq_rel";
+        system_seq_cst = "system.seq_cst";
+    }
 }

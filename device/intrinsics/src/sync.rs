@@ -16,20 +16,11 @@ pub fn workgroup_barrier() {
     // has no preconditions. Around the barrier they make this wave's global accesses visible to
     // the other waves of the workgroup, wherever they run: on gfx11/gfx12 in WGP mode a
     // workgroup spans two CUs with their own L0 caches.
-    unsafe { fence_workgroup_release() };
+    unsafe { crate::llvm::fence::workgroup_release() };
     amdgpu::s_barrier();
     // SAFETY: as above.
-    unsafe { fence_workgroup_acquire() };
+    unsafe { crate::llvm::fence::workgroup_acquire() };
     compiler_fence(Ordering::SeqCst);
-}
-
-unsafe extern "C" {
-    /// A workgroup-scope release fence (`fence syncscope("workgroup") release`).
-    #[link_name = "iron.fence.workgroup.release"]
-    fn fence_workgroup_release();
-    /// A workgroup-scope acquire fence (`fence syncscope("workgroup") acquire`).
-    #[link_name = "iron.fence.workgroup.acquire"]
-    fn fence_workgroup_acquire();
 }
 
 /// Waits until this wave's outstanding memory operations have completed.

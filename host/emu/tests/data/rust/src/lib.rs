@@ -542,3 +542,115 @@ pub fn generic_scratch(out: *mut u32, written: u32) {
         out.cast::<MaybeUninit<u32>>().add(t as usize).write(v);
     }
 }
+
+/// Every operation of `iron_intrinsics::atomic`, by workgroups of 256: on counters all
+/// workgroups share (agent and system scope; `ints[0..10]`, `signed[0..2]`, `wide[0..4]`,
+/// `floats[0..3]`, `doubles[0]`), on one counter per workgroup (workgroup scope,
+/// `per_group[g]`) and one per wave (wave scope, `per_wave[w]`). `olds[i]` receives what
+/// work-item i's swap of `ints[9]` found, and `loaded[i]` the value of `per_group[g]` an
+/// acquire load read after a release store of it.
+#[kernel(max_threads = 256)]
+#[allow(clippy::too_many_arguments)]
+pub fn scoped_atomics(
+    ints: *mut u32,
+    signed: *mut i32,
+    wide: *mut u64,
+    floats: *mut f32,
+    doubles: *mut f64,
+    olds: *mut u32,
+    per_group: *mut u32,
+    per_wave: *mut u32,
+) {
+    use iron_intrinsics::atomic::{self as at, Ordering::*, Scope::*};
+    let i = gid() as u32;
+    let g = a::workgroup_id_x() as usize;
+    let w = gid() / iron_intrinsics::target::WAVE as usize;
+    unsafe {
+        at::fetch_add(ints, 1, Relaxed, Agent);
+        at::fetch_max(ints.add(1), i, AcqRel, Agent);
+        at::fetch_min(ints.add(2), i ^ 0x55, Relaxed, System);
+        at::fetch_or(ints.add(3), 1 << (i % 32), Release, Agent);
+        at::fetch_xor(ints.add(4), i.wrapping_mul(0x9e37_79b9), Relaxed, Agent);
+        at::fetch_and(ints.add(5), !(1 << (i % 32)), Acquire, Agent);
+        at::fetch_sub(ints.add(6), 3, SeqCst, Agent);
+        let mut seen = at::load(ints.add(7), Relaxed, Agent);
+        loop {
+            match at::compare_exchange(
+                ints.add(7),
+                seen,
+                seen.wrapping_add(i),
+                AcqRel,
+                Acquire,
+                Agent,
+            ) {
+                Ok(_) => break,
+                Err(now) => seen = now,
+            }
+        }
+        at::add_u32(ints.add(8), 2);
+        *olds.add(i as usize) = at::swap(ints.add(9), i, Relaxed, Agent);
+        at::fetch_add(signed, -(i as i32), Relaxed, Agent);
+        at::fetch_max(signed.add(1), i as i32 - 300, Relaxed, Agent);
+        at::fetch_add(wide, (1u64 << 33) + u64::from(i), Relaxed, Agent);
+        at::fetch_max(wide.add(1), u64::from(i) << 40, Relaxed, Agent);
+        at::fetch_min(
+            wide.add(2) as *mut i64,
+            -(i64::from(i) << 36),
+            Relaxed,
+            Agent,
+        );
+        let mut seen = at::load(wide.add(3), Acquire, Agent);
+        loop {
+            let new = seen ^ (1u64 << (i % 64));
+            match at::compare_exchange(wide.add(3), seen, new, SeqCst, Relaxed, Agent) {
+                Ok(_) => break,
+                Err(now) => seen = now,
+            }
+        }
+        at::fetch_add(floats, 0.5, Relaxed, Agent);
+        at::fetch_max(floats.add(1), i as f32 * 0.25, Relaxed, Agent);
+        at::fetch_min(floats.add(2), -(i as f32), Relaxed, Agent);
+        at::fetch_add(doubles, f64::from(i) * 0.125, Relaxed, Agent);
+        at::fetch_add(per_group.add(g), 1, Relaxed, Workgroup);
+        at::fetch_add(per_wave.add(w), i, Relaxed, Wave);
+    }
+}
+
+/// `last_block_sum` written with the scoped API: the partial sums are published with an
+/// agent-scope release fence and read after an agent-scope acquire fence (or neither if
+/// `fenced` is 0), the counter is an agent-scope atomic.
+#[kernel(max_threads = 1024)]
+pub fn last_block_sum_scoped(
+    input: *const u32,
+    partial: *mut u32,
+    done: *mut u32,
+    out: *mut u32,
+    chunks: u32,
+    fenced: u32,
+) {
+    use iron_intrinsics::atomic::{self as at, Ordering, Scope};
+    if a::workitem_id_x() != 0 {
+        return;
+    }
+    let b = a::workgroup_id_x() as usize;
+    let mut sum = 0u32;
+    for k in 0..16 {
+        sum = sum.wrapping_add(unsafe { *input.add(b * 16 + k) });
+    }
+    unsafe { *partial.add(b) = sum };
+    if fenced != 0 {
+        at::fence(Ordering::Release, Scope::Agent);
+    }
+    let before = unsafe { at::fetch_add(done, 1, Ordering::Relaxed, Scope::Agent) };
+    if before != chunks - 1 {
+        return;
+    }
+    if fenced != 0 {
+        at::fence(Ordering::Acquire, Scope::Agent);
+    }
+    let mut total = 0u32;
+    for k in 0..chunks as usize {
+        total = total.wrapping_add(unsafe { *partial.add(k) });
+    }
+    unsafe { *out = total };
+}
