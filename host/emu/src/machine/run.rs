@@ -44,7 +44,8 @@ pub(crate) struct RunOptions<'p> {
 
 /// A workgroup on the device: its waves, its LDS, and how many of its waves still run.
 struct Slot {
-    /// The slot's place among all the dispatch's slots (which part of scratch it owns).
+    /// The slot's place among all the dispatch's slots (which part of scratch it owns, and its
+    /// first workgroup).
     index: u32,
     group: [u32; 3],
     waves: Vec<Wave>,
@@ -57,6 +58,23 @@ struct Slot {
     running: u32,
     /// Waves that finished.
     done: u32,
+}
+
+impl Slot {
+    /// Slot `index` of the dispatch `sh`, empty.
+    fn new(index: u32, sh: &Shared<'_>) -> Slot {
+        let waves_per_group = sh.launch.waves_per_group;
+        Slot {
+            index,
+            group: [0; 3],
+            waves: (0..waves_per_group).map(|_| Wave::new(sh.rows)).collect(),
+            lds: Lds::new(sh.launch.lds_size as usize, sh.checks),
+            visibility: Visibility::new(sh.wgp_checked, waves_per_group as usize),
+            orders: vec![WaveOrder::default(); waves_per_group as usize],
+            running: 0,
+            done: 0,
+        }
+    }
 }
 
 /// How a wave's turn ended.
@@ -87,7 +105,11 @@ struct Shared<'a> {
     /// The global racecheck's shared part, if it runs.
     races: Option<GlobalRaces>,
     workgroups: u64,
-    /// Linear id (x fastest) of the next workgroup to place.
+    /// The register rows each wave has, and whether the WGP-mode visibility check runs: what a
+    /// worker needs to make its slots.
+    rows: VectorRows,
+    wgp_checked: bool,
+    /// Linear id (x fastest) of the next workgroup to place once the first ones are.
     next_group: AtomicU64,
     finished: AtomicU64,
     /// Wave-instructions the workers have claimed of the budget, and the budget.
@@ -136,6 +158,8 @@ struct Worker<'a, I: Isa> {
     shared: &'a Shared<'a>,
     program: &'a mut Program<I>,
     counters: Counters,
+    /// The indices of its slots, until it starts and makes them.
+    unmade: Vec<u32>,
     slots: Vec<Slot>,
     runnable: Vec<WaveRef>,
     /// Wave-instructions claimed of the budget and not yet run.
@@ -163,21 +187,11 @@ pub(crate) fn run_groups<I: Isa>(
     };
     let rows = VectorRows::allocated(&d.descriptor, target.is_rdna(), launch.wave.lanes() == 32);
     let wgp_checked = options.checks.wgp && target.is_rdna() && d.descriptor.wgp_mode();
-    let mut sets: Vec<Vec<Slot>> = (0..workers).map(|_| Vec::new()).collect();
-    for index in 0..resident {
-        sets[(index % workers) as usize].push(Slot {
-            index,
-            group: [0; 3],
-            waves: (0..launch.waves_per_group)
-                .map(|_| Wave::new(rows))
-                .collect(),
-            lds: Lds::new(launch.lds_size as usize, options.checks),
-            visibility: Visibility::new(wgp_checked, launch.waves_per_group as usize),
-            orders: vec![WaveOrder::default(); launch.waves_per_group as usize],
-            running: 0,
-            done: 0,
-        });
-    }
+    // Slot `index` belongs to worker `index % workers`, and its first workgroup is `index`.
+    let sets: Vec<Vec<u32>> = (0..workers)
+        .map(|w| (w..resident).step_by(workers as usize).collect())
+        .collect();
+    let workgroups: u64 = d.grid.iter().map(|&n| u64::from(n)).product();
     let passed = d.buffers.filter(|_| options.checks.buffers);
     let races = options.checks.global_races;
     let shadow_words = if races { SHADOW_WORDS } else { 0 };
@@ -189,8 +203,10 @@ pub(crate) fn run_groups<I: Isa>(
         mem: &view,
         checks: options.checks,
         races: races.then(|| GlobalRaces::new(launch.waves_per_group)),
-        workgroups: d.grid.iter().map(|&n| u64::from(n)).product(),
-        next_group: AtomicU64::new(0),
+        workgroups,
+        rows,
+        wgp_checked,
+        next_group: AtomicU64::new(u64::from(resident).min(workgroups)),
         finished: AtomicU64::new(0),
         claimed: AtomicU64::new(0),
         budget: options.budget,
@@ -202,16 +218,10 @@ pub(crate) fn run_groups<I: Isa>(
         let copy = programs[0].clone();
         programs.push(copy);
     }
-    let mut crew: Vec<Worker<'_, I>> = programs
+    let mut crew = programs
         .iter_mut()
         .zip(sets)
-        .map(|(p, slots)| Worker::new(&shared, p, slots))
-        .collect();
-    // The first workgroups go to the slots in order, as a serial run places them.
-    for index in 0..resident {
-        crew[(index % workers) as usize].place((index / workers) as usize);
-    }
-    let mut crew = crew.into_iter();
+        .map(|(p, slots)| Worker::new(&shared, p, slots));
     let own = crew.next().expect("a dispatch has at least one worker");
     let parts: Vec<(Vec<Slot>, Counters)> = match pool {
         Some(pool) if workers > 1 => {
@@ -263,20 +273,40 @@ pub(crate) fn run_groups<I: Isa>(
 }
 
 impl<'a, I: Isa> Worker<'a, I> {
-    fn new(shared: &'a Shared<'a>, program: &'a mut Program<I>, slots: Vec<Slot>) -> Self {
+    /// The worker of the slots `indices`, which it makes when it starts.
+    fn new(shared: &'a Shared<'a>, program: &'a mut Program<I>, indices: Vec<u32>) -> Self {
         Worker {
             shared,
             program,
             counters: Counters::default(),
-            slots,
+            unmade: indices,
+            slots: Vec::new(),
             runnable: Vec::new(),
             allowance: 0,
         }
     }
 
-    /// Runs the worker's slots (their first workgroups placed) until the grid has no workgroup
-    /// left for them or the dispatch stops; returns the slots and the counters.
+    /// Makes the worker's slots and places the first workgroup of each (slot `index` runs
+    /// workgroup `index` first, as a serial run places them), on the worker's own thread: the
+    /// slots' memory is then the thread's, and no worker waits for the others' to be made.
+    fn start(&mut self) {
+        let sh = self.shared;
+        self.slots = std::mem::take(&mut self.unmade)
+            .into_iter()
+            .map(|index| Slot::new(index, sh))
+            .collect();
+        for slot in 0..self.slots.len() {
+            let first = u64::from(self.slots[slot].index);
+            if first < sh.workgroups {
+                self.place_group(slot, first);
+            }
+        }
+    }
+
+    /// Runs the worker's slots until the grid has no workgroup left for them or the dispatch
+    /// stops; returns the slots and the counters.
     fn run(mut self, picker: Picker, trace: &mut Trace<'_>) -> (Vec<Slot>, Counters) {
+        self.start();
         if let Err(why) = self.run_slots(picker, trace) {
             self.shared.stop(why);
         }
@@ -334,9 +364,14 @@ impl<'a, I: Isa> Worker<'a, I> {
             return;
         }
         let id = sh.next_group.fetch_add(1, Ordering::Relaxed);
-        if id >= sh.workgroups {
-            return;
+        if id < sh.workgroups {
+            self.place_group(slot, id);
         }
+    }
+
+    /// Starts workgroup `id` (linear, x fastest) in `slot`.
+    fn place_group(&mut self, slot: usize, id: u64) {
+        let sh = self.shared;
         let [gx, gy, _] = sh.d.grid.map(u64::from);
         let group = [id % gx, id / gx % gy, id / (gx * gy)].map(|c| c as u32);
         let waves_per_group = sh.launch.waves_per_group;
