@@ -16,7 +16,7 @@
 mod common;
 
 use common::variant::{CDNA, RDNA, Variant};
-use common::{Args, Loaded, bytes_of, data, from_bytes, load};
+use common::{Args, Loaded, bytes_of, data, from_bytes, last_block, load};
 use iron_emu::{Checks, EmuError, Fault, Schedule, StoreDataHazard, WaitcntHazard, WaveStatus};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
@@ -855,24 +855,6 @@ fn a_plain_read_modify_write_by_several_waves_is_a_global_race_in_every_schedule
     }
 }
 
-/// Runs `last_block_sum` over `chunks` chunks of 16 of `input`, with its fences or without.
-fn last_block(k: &mut Loaded, input: &[u32], fenced: bool) -> Result<u32, EmuError> {
-    let chunks = (input.len() / 16) as u32;
-    let pin = k.upload(&bytes_of(input));
-    let partial = k.upload(&vec![0xa5; 4 * chunks as usize]);
-    let done = k.upload(&[0; 4]);
-    let out = k.upload(&[0xee; 4]);
-    let args = Args::default()
-        .ptr(pin)
-        .ptr(partial)
-        .ptr(done)
-        .ptr(out)
-        .u32(chunks)
-        .u32(u32::from(fenced));
-    k.launch("last_block_sum", &args.0, [chunks, 1, 1], [64, 1, 1], 0)?;
-    Ok(from_bytes::<u32>(&k.download(out, 4))[0])
-}
-
 #[test]
 #[ignore = "needs the emulator's test kernels, built by `cargo xtask test`"]
 fn a_last_block_reduction_without_its_fences_is_a_global_race() {
@@ -890,8 +872,12 @@ fn a_last_block_reduction_without_its_fences_is_a_global_race() {
                 .collect();
             let sum: u32 = input.iter().sum();
             let context = format!("{} {schedule} {chunks} chunks", v.name);
-            assert_eq!(last_block(&mut k, &input, true).unwrap(), sum, "{context}");
-            let unfenced = last_block(&mut k, &input, false);
+            assert_eq!(
+                last_block(&mut k, "last_block_sum", &input, true).unwrap(),
+                sum,
+                "{context}"
+            );
+            let unfenced = last_block(&mut k, "last_block_sum", &input, false);
             if chunks == 1 {
                 // One workgroup reads only what it wrote itself.
                 assert_eq!(unfenced.unwrap(), sum, "{context}");
@@ -920,7 +906,7 @@ fn a_last_block_reduction_without_its_fences_is_a_global_race() {
         let input: Vec<u32> = (0..16 * 9).collect();
         let sum = input.iter().sum();
         assert_eq!(
-            last_block(&mut k, &input, false).unwrap(),
+            last_block(&mut k, "last_block_sum", &input, false).unwrap(),
             sum,
             "{}",
             v.name

@@ -6,7 +6,7 @@
 mod common;
 
 use common::variant::{CDNA, RDNA, Variant};
-use common::{Args, Loaded, bytes_of, data, from_bytes, load};
+use common::{Args, Loaded, bytes_of, data, from_bytes, last_block, load};
 use iron_emu::{Checks, EmuError, Fault, Schedule};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
@@ -152,30 +152,6 @@ fn scoped_atomics_give_what_operations_applied_in_turn_give() {
     assert!(any, "no Rust test kernels were built");
 }
 
-/// Runs `last_block_sum_scoped` over `chunks` chunks of 16 of `input`, with its fences or not.
-fn last_block(k: &mut Loaded, input: &[u32], fenced: bool) -> Result<u32, EmuError> {
-    let chunks = (input.len() / 16) as u32;
-    let pin = k.upload(&bytes_of(input));
-    let partial = k.upload(&vec![0xa5; 4 * chunks as usize]);
-    let done = k.upload(&[0; 4]);
-    let out = k.upload(&[0xee; 4]);
-    let args = Args::default()
-        .ptr(pin)
-        .ptr(partial)
-        .ptr(done)
-        .ptr(out)
-        .u32(chunks)
-        .u32(u32::from(fenced));
-    k.launch(
-        "last_block_sum_scoped",
-        &args.0,
-        [chunks, 1, 1],
-        [64, 1, 1],
-        0,
-    )?;
-    Ok(from_bytes::<u32>(&k.download(out, 4))[0])
-}
-
 #[test]
 #[ignore = "needs the emulator's test kernels, built by `cargo xtask test`"]
 fn agent_scope_fences_order_a_last_block_reduction() {
@@ -192,11 +168,12 @@ fn agent_scope_fences_order_a_last_block_reduction() {
             let sum: u32 = input.iter().sum();
             let context = format!("{} {schedule} {chunks} chunks", v.name);
             assert_eq!(
-                last_block(&mut k, &input, true).unwrap_or_else(|e| panic!("{context}: {e}")),
+                last_block(&mut k, "last_block_sum_scoped", &input, true)
+                    .unwrap_or_else(|e| panic!("{context}: {e}")),
                 sum,
                 "{context}"
             );
-            match last_block(&mut k, &input, false) {
+            match last_block(&mut k, "last_block_sum_scoped", &input, false) {
                 Err(EmuError::Execution {
                     fault: Fault::GlobalRace(race),
                     workgroup,

@@ -619,3 +619,28 @@ pub fn compare_words(
     let _ = std::fs::remove_dir_all(&dir);
     (slots.len(), mismatches)
 }
+
+/// Runs the last-block reduction `kernel` (`last_block_sum` or `last_block_sum_scoped` of the
+/// Rust test kernels, or the HIP one) over `input.len() / 16` chunks of 16, with its fences or
+/// without: the sum, or the error.
+pub fn last_block(
+    k: &mut Loaded,
+    kernel: &str,
+    input: &[u32],
+    fenced: bool,
+) -> Result<u32, iron_emu::EmuError> {
+    let chunks = (input.len() / 16) as u32;
+    let pin = k.upload(&bytes_of(input));
+    let partial = k.upload(&vec![0xa5; 4 * chunks as usize]);
+    let done = k.upload(&[0; 4]);
+    let out = k.upload(&[0xee; 4]);
+    let args = Args::default()
+        .ptr(pin)
+        .ptr(partial)
+        .ptr(done)
+        .ptr(out)
+        .u32(chunks)
+        .u32(u32::from(fenced));
+    k.launch(kernel, &args.0, [chunks, 1, 1], [64, 1, 1], 0)?;
+    Ok(from_bytes::<u32>(&k.download(out, 4))[0])
+}

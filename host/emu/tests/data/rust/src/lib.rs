@@ -359,6 +359,31 @@ pub fn last_block_sum(
     chunks: u32,
     fenced: u32,
 ) {
+    let sync = LastBlockSync {
+        release: || core::sync::atomic::fence(Ordering::Release),
+        count: || unsafe { AtomicU32::from_ptr(done) }.fetch_add(1, Ordering::Relaxed),
+        acquire: || core::sync::atomic::fence(Ordering::Acquire),
+    };
+    last_block(input, partial, out, chunks, fenced != 0, sync);
+}
+
+/// How a last-block reduction publishes its partial sum, counts itself and acquires the others'.
+struct LastBlockSync<R, C, A> {
+    release: R,
+    count: C,
+    acquire: A,
+}
+
+/// The body of the last-block reductions: see `last_block_sum`.
+#[inline(always)]
+fn last_block<R: Fn(), C: Fn() -> u32, A: Fn()>(
+    input: *const u32,
+    partial: *mut u32,
+    out: *mut u32,
+    chunks: u32,
+    fenced: bool,
+    sync: LastBlockSync<R, C, A>,
+) {
     if a::workitem_id_x() != 0 {
         return;
     }
@@ -368,15 +393,14 @@ pub fn last_block_sum(
         sum = sum.wrapping_add(unsafe { *input.add(b * 16 + k) });
     }
     unsafe { *partial.add(b) = sum };
-    if fenced != 0 {
-        core::sync::atomic::fence(Ordering::Release);
+    if fenced {
+        (sync.release)();
     }
-    let before = unsafe { AtomicU32::from_ptr(done) }.fetch_add(1, Ordering::Relaxed);
-    if before != chunks - 1 {
+    if (sync.count)() != chunks - 1 {
         return;
     }
-    if fenced != 0 {
-        core::sync::atomic::fence(Ordering::Acquire);
+    if fenced {
+        (sync.acquire)();
     }
     let mut total = 0u32;
     for k in 0..chunks as usize {
@@ -629,28 +653,10 @@ pub fn last_block_sum_scoped(
     fenced: u32,
 ) {
     use iron_intrinsics::atomic::{self as at, Ordering, Scope};
-    if a::workitem_id_x() != 0 {
-        return;
-    }
-    let b = a::workgroup_id_x() as usize;
-    let mut sum = 0u32;
-    for k in 0..16 {
-        sum = sum.wrapping_add(unsafe { *input.add(b * 16 + k) });
-    }
-    unsafe { *partial.add(b) = sum };
-    if fenced != 0 {
-        at::fence(Ordering::Release, Scope::Agent);
-    }
-    let before = unsafe { at::fetch_add(done, 1, Ordering::Relaxed, Scope::Agent) };
-    if before != chunks - 1 {
-        return;
-    }
-    if fenced != 0 {
-        at::fence(Ordering::Acquire, Scope::Agent);
-    }
-    let mut total = 0u32;
-    for k in 0..chunks as usize {
-        total = total.wrapping_add(unsafe { *partial.add(k) });
-    }
-    unsafe { *out = total };
+    let sync = LastBlockSync {
+        release: || at::fence(Ordering::Release, Scope::Agent),
+        count: || unsafe { at::fetch_add(done, 1, Ordering::Relaxed, Scope::Agent) },
+        acquire: || at::fence(Ordering::Acquire, Scope::Agent),
+    };
+    last_block(input, partial, out, chunks, fenced != 0, sync);
 }
