@@ -59,3 +59,37 @@ pub fn reduce_max<T: WaveNum>(x: T, scratch: *mut T, workgroup_size: u32) -> T {
 pub fn reduce_min<T: WaveNum>(x: T, scratch: *mut T, workgroup_size: u32) -> T {
     reduce(x, scratch, workgroup_size, T::HIGHEST, wave::reduce_min)
 }
+
+/// The exclusive prefix sum of `x` over the workgroup's work-items in linear order, and the
+/// workgroup's total: work-item `i` gets `(x_0 + ... + x_{i-1}, x_0 + ... + x_{n-1})`.
+///
+/// For floats the sums are grouped by wave (each wave's prefix, plus the sum of earlier waves'
+/// totals), so they can differ from a sequential sum by rounding. `scratch` is LDS the caller
+/// lends, as for [`reduce_max`]: at least `workgroup_size / WAVE` elements. Workgroup-wide;
+/// `workgroup_size` must be a multiple of [`WAVE`] and at most `WAVE * WAVE`.
+#[inline(always)]
+pub fn exclusive_sum<T: WaveNum>(x: T, scratch: *mut T, workgroup_size: u32) -> (T, T) {
+    let inclusive = wave::scan_sum(x);
+    let lane = lane_id();
+    let wave = wave_id();
+    let previous = wave::shuffle(inclusive, lane.wrapping_sub(1));
+    let within = if lane == 0 { T::ZERO } else { previous };
+    if lane == WAVE - 1 {
+        // SAFETY: the caller lends `workgroup_size / WAVE` elements and wave_id() is below that.
+        unsafe { *scratch.add(wave as usize) = inclusive };
+    }
+    workgroup_barrier();
+    let waves = workgroup_size / WAVE;
+    let mine = if lane < waves {
+        // SAFETY: lane < waves, inside the lent scratch.
+        unsafe { *scratch.add(lane as usize) }
+    } else {
+        T::ZERO
+    };
+    let wave_totals = wave::scan_sum(mine);
+    let total = wave::read_lane(wave_totals, waves - 1);
+    let before = wave::shuffle(wave_totals, wave.wrapping_sub(1));
+    let earlier = if wave == 0 { T::ZERO } else { before };
+    workgroup_barrier();
+    (earlier.add(within), total)
+}
