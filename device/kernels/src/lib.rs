@@ -47,6 +47,7 @@ pub mod rope;
 #[cfg(target_arch = "amdgpu")]
 mod row;
 pub mod row_reduce;
+pub mod scan;
 pub mod softmax;
 pub mod transpose;
 #[cfg(target_arch = "amdgpu")]

@@ -11,6 +11,7 @@ use super::dtype::{
 use super::gather::GatherKernels;
 use super::qgemv::QgemvKernels;
 use super::rope::RopeKernels;
+use super::scan::ScanKernels;
 use super::transpose::TransposeKernels;
 use crate::device::{DeviceError, Module, TypedKernel};
 
@@ -106,6 +107,7 @@ pub(crate) struct Kernels {
     pub(crate) rope_f16: RopeKernels<f16>,
     pub(crate) rope_bf16: RopeKernels<bf16>,
     pub(crate) qgemv: QgemvKernels,
+    pub(crate) scan: ScanKernels,
 }
 
 impl Kernels {
@@ -143,6 +145,7 @@ impl Kernels {
             rope_f16: RopeKernels::resolve(module)?,
             rope_bf16: RopeKernels::resolve(module)?,
             qgemv: QgemvKernels::resolve(module)?,
+            scan: ScanKernels::resolve(module)?,
         })
     }
 }

@@ -29,6 +29,7 @@
 //! | streaming | `fill`, `copy`, `saxpy` | any 4-byte [`Word`]; f32 |
 //! | elementwise | `add`, `mul`, `fma`, `scale`, `relu`, `silu`, `gelu` | [`Float`]: f32, f16, bf16 |
 //! | reduction | `sum` | f32 |
+//! | prefix sum | `scan` ([`ScanKind`]: inclusive, exclusive) | [`ScanElement`]: u32, f32 |
 //! | row reductions | `row_sum`, `row_max`, `row_argmax` | [`Float`] in; f32 or u32 out |
 //! | normalization | `rmsnorm`, `layernorm` | [`Float`] |
 //! | softmax | `softmax` | [`Float`] |
@@ -94,6 +95,7 @@ mod qgemv;
 mod reduce;
 mod rope;
 mod row_reduce;
+mod scan;
 mod softmax;
 mod streaming;
 mod transpose;
@@ -119,6 +121,7 @@ pub use gemm::{
 pub use iron_quant as quant;
 pub use qgemv::{Fp8Gemv, QGEMV_MAX_BATCH, Qgemv};
 pub use rope::{RopeFloat, RopeShape, RopeStyle};
+pub use scan::{ScanElement, ScanKind};
 
 use crate::device::{Device, Module};
 use kernels::Kernels;

@@ -1,5 +1,5 @@
 //! CPU references ("oracles") for the kernel library's elementwise, cast, row-reduction, norm,
-//! softmax, gather, RoPE, transpose, dequantization, quantized GEMV and GEMM kernels: plain f64
+//! softmax, gather, RoPE, transpose, dequantization, quantized GEMV, GEMM and scan kernels: plain f64
 //! arithmetic (exact integer-free formulas for the number formats), each result paired with the
 //! error a correct kernel may make ([`Expected`]), derived from the kernel's documented
 //! arithmetic rather than from its output.
@@ -21,6 +21,7 @@ pub mod norm;
 pub mod qgemv;
 pub mod rope;
 pub mod row_reduce;
+pub mod scan;
 pub mod softmax;
 pub mod transpose;
 
