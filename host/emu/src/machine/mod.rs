@@ -6,6 +6,7 @@
 //! is its family's business ([`Isa`]).
 
 mod checks;
+mod handoff;
 mod lds;
 pub(crate) mod operand;
 mod program;

@@ -4,11 +4,14 @@
 //!
 //! The slots are dealt out to workers: the calling thread and the threads of the GPU's pool (one
 //! per host core by default), each worker on a thread of its own for the whole dispatch, so that
-//! a wave spinning on another worker's workgroup never waits for a thread. Each worker interleaves the waves of its own slots with a picker of its own; all of them
-//! share the device memory, the grid's next workgroup and the instruction budget. A workgroup
-//! stays with one worker, so its LDS, its barriers and its checks are that worker's alone.
+//! a wave spinning on another worker's workgroup never waits for a thread. Each worker
+//! interleaves the waves of its own slots with a picker of its own; all of them share the device
+//! memory, the grid's next workgroup and the instruction budget. A slot is with one worker at a
+//! time, so its LDS, its barriers and its checks are that worker's alone; a worker left with
+//! nothing to run takes over slots from the others ([`super::handoff`]).
 
 use super::checks::Checks;
+use super::handoff::Handoff;
 use super::races::{GlobalRaces, SHADOW_WORDS, WaveOrder};
 use super::schedule::{Picker, Schedule, WaveRef};
 use super::visibility::Visibility;
@@ -58,6 +61,8 @@ struct Slot {
     running: u32,
     /// Waves that finished.
     done: u32,
+    /// Whether it holds a workgroup that has not finished.
+    busy: bool,
 }
 
 impl Slot {
@@ -73,6 +78,7 @@ impl Slot {
             orders: vec![WaveOrder::default(); waves_per_group as usize],
             running: 0,
             done: 0,
+            busy: false,
         }
     }
 }
@@ -121,6 +127,8 @@ struct Shared<'a> {
     stopped: Mutex<Option<Stop>>,
     /// Whether `stopped` is set: every worker stops at its next turn.
     stopping: AtomicBool,
+    /// The slots not with a worker.
+    handoff: Handoff<Slot>,
 }
 
 /// Wave-instructions a worker claims of the budget at a time at most, so that the workers rarely
@@ -149,6 +157,15 @@ impl Shared<'_> {
         let mut stopped = self.stopped.lock().unwrap_or_else(|p| p.into_inner());
         stopped.get_or_insert(why);
         self.stopping.store(true, Ordering::Relaxed);
+        drop(stopped);
+        self.handoff.end();
+    }
+
+    /// Whether the dispatch is over for a worker with nothing to run: every workgroup finished,
+    /// or it stops.
+    fn ended(&self) -> bool {
+        self.finished.load(Ordering::Acquire) >= self.workgroups
+            || self.stopping.load(Ordering::Relaxed)
     }
 }
 
@@ -158,8 +175,8 @@ struct Worker<'a, I: Isa> {
     shared: &'a Shared<'a>,
     program: &'a mut Program<I>,
     counters: Counters,
-    /// The indices of its slots, until it starts and makes them.
-    unmade: Vec<u32>,
+    /// Its place among the workers (which slot indices it starts with).
+    index: usize,
     slots: Vec<Slot>,
     runnable: Vec<WaveRef>,
     /// Wave-instructions claimed of the budget and not yet run.
@@ -213,6 +230,7 @@ pub(crate) fn run_groups<I: Isa>(
         claim_size: claim_size(options.budget, workers),
         stopped: Mutex::new(None),
         stopping: AtomicBool::new(false),
+        handoff: Handoff::new(sets),
     };
     while programs.len() < workers as usize {
         let copy = programs[0].clone();
@@ -220,8 +238,8 @@ pub(crate) fn run_groups<I: Isa>(
     }
     let mut crew = programs
         .iter_mut()
-        .zip(sets)
-        .map(|(p, slots)| Worker::new(&shared, p, slots));
+        .enumerate()
+        .map(|(index, p)| Worker::new(&shared, p, index));
     let own = crew.next().expect("a dispatch has at least one worker");
     let parts: Vec<(Vec<Slot>, Counters)> = match pool {
         Some(pool) if workers > 1 => {
@@ -248,6 +266,8 @@ pub(crate) fn run_groups<I: Isa>(
     for (_, c) in &parts {
         counters += c;
     }
+    let finished = shared.finished.load(Ordering::Relaxed);
+    let left = shared.handoff.into_left();
     match shared
         .stopped
         .into_inner()
@@ -256,9 +276,8 @@ pub(crate) fn run_groups<I: Isa>(
         None => Ok(counters),
         Some(Stop::Fault(e)) => Err(e),
         Some(Stop::OutOfBudget) => {
-            let mut slots: Vec<&Slot> = parts.iter().flat_map(|(s, _)| s).collect();
+            let mut slots: Vec<&Slot> = parts.iter().flat_map(|(s, _)| s).chain(&left).collect();
             slots.sort_by_key(|s| [s.group[2], s.group[1], s.group[0]]);
-            let finished = shared.finished.load(Ordering::Relaxed);
             Err(budget_exceeded(
                 target,
                 &mut programs[0],
@@ -273,52 +292,99 @@ pub(crate) fn run_groups<I: Isa>(
 }
 
 impl<'a, I: Isa> Worker<'a, I> {
-    /// The worker of the slots `indices`, which it makes when it starts.
-    fn new(shared: &'a Shared<'a>, program: &'a mut Program<I>, indices: Vec<u32>) -> Self {
+    /// Worker `index` of the dispatch, which makes its slots when it starts.
+    fn new(shared: &'a Shared<'a>, program: &'a mut Program<I>, index: usize) -> Self {
         Worker {
             shared,
             program,
             counters: Counters::default(),
-            unmade: indices,
+            index,
             slots: Vec::new(),
             runnable: Vec::new(),
             allowance: 0,
         }
     }
 
-    /// Makes the worker's slots and places the first workgroup of each (slot `index` runs
+    /// Makes the slots `indices` and places the first workgroup of each (slot `index` runs
     /// workgroup `index` first, as a serial run places them), on the worker's own thread: the
     /// slots' memory is then the thread's, and no worker waits for the others' to be made.
-    fn start(&mut self) {
+    fn make(&mut self, indices: Vec<u32>) {
         let sh = self.shared;
-        self.slots = std::mem::take(&mut self.unmade)
-            .into_iter()
-            .map(|index| Slot::new(index, sh))
-            .collect();
-        for slot in 0..self.slots.len() {
-            let first = u64::from(self.slots[slot].index);
-            if first < sh.workgroups {
-                self.place_group(slot, first);
+        for index in indices {
+            let slot = self.slots.len();
+            self.slots.push(Slot::new(index, sh));
+            if u64::from(index) < sh.workgroups {
+                self.place_group(slot, u64::from(index));
             }
         }
     }
 
-    /// Runs the worker's slots until the grid has no workgroup left for them or the dispatch
-    /// stops; returns the slots and the counters.
-    fn run(mut self, picker: Picker, trace: &mut Trace<'_>) -> (Vec<Slot>, Counters) {
-        self.start();
-        if let Err(why) = self.run_slots(picker, trace) {
-            self.shared.stop(why);
+    /// Runs the worker's slots, and slots it takes over, until every workgroup finished or the
+    /// dispatch stops; returns the slots and the counters.
+    fn run(mut self, mut picker: Picker, trace: &mut Trace<'_>) -> (Vec<Slot>, Counters) {
+        let handoff = &self.shared.handoff;
+        let own = handoff.own(self.index);
+        self.make(own);
+        loop {
+            if let Err(why) = self.run_slots(&mut picker, trace) {
+                self.shared.stop(why);
+                break;
+            }
+            if let Some(indices) = handoff.unstarted() {
+                self.make(indices);
+                continue;
+            }
+            match handoff.wait(|| self.shared.ended()) {
+                Some(slot) => self.adopt(slot),
+                None => break,
+            }
         }
         (self.slots, self.counters)
     }
 
-    fn run_slots(&mut self, mut picker: Picker, trace: &mut Trace<'_>) -> Result<(), Stop> {
+    /// Takes over `slot`, given by another worker, with its waves as they stand.
+    fn adopt(&mut self, slot: Slot) {
+        let at = self.slots.len() as u32;
+        for (k, w) in slot.waves.iter().enumerate() {
+            if w.state == State::Running {
+                self.runnable.push((at, k as u32));
+            }
+        }
+        self.slots.push(slot);
+    }
+
+    /// Gives a busy slot to a waiting worker, if one waits and this worker has another busy
+    /// slot to go on with.
+    fn share(&mut self) {
+        let handoff = &self.shared.handoff;
+        let mut busy = self.slots.iter().enumerate().filter(|(_, s)| s.busy);
+        let (Some(_), Some((slot, _))) = (busy.next(), busy.next()) else {
+            return;
+        };
+        if !handoff.claim() {
+            return;
+        }
+        self.runnable.retain(|&(s, _)| s as usize != slot);
+        let last = self.slots.len() - 1;
+        let given = self.slots.swap_remove(slot);
+        for r in &mut self.runnable {
+            if r.0 as usize == last {
+                r.0 = slot as u32;
+            }
+        }
+        handoff.give(given);
+    }
+
+    /// Runs the worker's slots until none has a wave to run or the dispatch stops.
+    fn run_slots(&mut self, picker: &mut Picker, trace: &mut Trace<'_>) -> Result<(), Stop> {
         let checks = self.shared.checks;
         let waves_per_group = self.shared.launch.waves_per_group;
         while !self.runnable.is_empty() {
             if self.shared.stopping.load(Ordering::Relaxed) {
                 return Ok(());
+            }
+            if self.shared.handoff.wanted() {
+                self.share();
             }
             let (at, slice) = picker.next(&self.runnable);
             let (slot, wave) = self.runnable[at];
@@ -342,7 +408,11 @@ impl<'a, I: Isa> Worker<'a, I> {
                     s.running -= 1;
                     s.done += 1;
                     if s.done == waves_per_group {
-                        self.shared.finished.fetch_add(1, Ordering::Relaxed);
+                        s.busy = false;
+                        let finished = self.shared.finished.fetch_add(1, Ordering::AcqRel) + 1;
+                        if finished == self.shared.workgroups {
+                            self.shared.handoff.end();
+                        }
                         self.place(slot);
                     } else {
                         if checks.barriers {
@@ -401,6 +471,7 @@ impl<'a, I: Isa> Worker<'a, I> {
         }
         s.running = waves_per_group;
         s.done = 0;
+        s.busy = true;
         self.counters.workgroups += 1;
         self.counters.waves += u64::from(waves_per_group);
     }
@@ -626,7 +697,7 @@ fn budget_exceeded<I: Isa>(
 ) -> EmuError {
     let wave_size = launch.wave;
     let mut waves = Vec::new();
-    for s in slots.iter().filter(|s| s.done < launch.waves_per_group) {
+    for s in slots.iter().filter(|s| s.busy) {
         for (k, w) in s.waves.iter().enumerate() {
             let instruction = program
                 .index_of(w.pc, wave_size)
