@@ -3,6 +3,7 @@
 
 use crate::error::{Context, Error, Result, bail};
 use crate::post_lto::{self, DeclaredBounds};
+use crate::scratch::{self, ScratchCause};
 use crate::spec::write_spec;
 use crate::target::Target;
 use crate::toolchain::{Tools, run};
@@ -118,6 +119,8 @@ pub struct CompiledTarget {
     pub sources: Vec<PathBuf>,
     /// The compiler's warnings, rendered.
     pub warnings: Vec<String>,
+    /// Per kernel with a local in memory, the likely cause should it use scratch.
+    pub scratch_causes: BTreeMap<String, ScratchCause>,
 }
 
 /// The `--cfg` flags that tell device code what it is built for.
@@ -201,6 +204,7 @@ pub fn compile(
         bounds,
         sources,
         warnings: diagnostics.warnings,
+        scratch_causes: scratch::causes(&patched),
     })
 }
 

@@ -38,6 +38,7 @@ mod fences;
 mod manifest;
 mod post_lto;
 mod resources;
+mod scratch;
 mod script;
 mod spec;
 mod target;
@@ -52,7 +53,9 @@ pub use toolchain::{COMPONENTS, TOOLCHAIN, Tools, outside_command, run};
 use compile::{CompiledTarget, DeviceCrate, Layout};
 use error::{Context, bail};
 use iron_code_object::{Bundle, CodeObject};
+use scratch::ScratchCause;
 use script::BuildScript;
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -349,7 +352,7 @@ fn build_target(
         kernels.len(),
         t0.elapsed().as_secs_f64()
     );
-    check_scratch(target, &kernels)?;
+    check_scratch(target, &kernels, &target_build.scratch_causes)?;
     let built = BuiltTarget {
         target,
         code_object: target_build.code_object.clone(),
@@ -358,15 +361,23 @@ fn build_target(
     Ok((built, target_build))
 }
 
-/// Fails when a kernel uses scratch without declaring `allow_scratch`.
-fn check_scratch(target: Target, kernels: &[KernelResources]) -> Result<()> {
+/// Fails when a kernel uses scratch without declaring `allow_scratch`, naming the likely cause
+/// (`causes`, from the kernel's IR).
+fn check_scratch(
+    target: Target,
+    kernels: &[KernelResources],
+    causes: &BTreeMap<String, ScratchCause>,
+) -> Result<()> {
     if let Some(k) = kernels
         .iter()
         .find(|k| k.scratch_bytes > 0 && !k.allow_scratch)
     {
+        let cause = causes
+            .get(&k.name)
+            .copied()
+            .unwrap_or(ScratchCause::RegisterPressure);
         bail!(
-            "kernel `{}` on {target} uses {} bytes of scratch per work-item (register spills or \
-             stack): lower its register pressure or max_threads, or declare \
+            "kernel `{}` on {target} uses {} bytes of scratch per work-item: {cause}; or declare \
              #[kernel(..., allow_scratch)]",
             k.name,
             k.scratch_bytes
