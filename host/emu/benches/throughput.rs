@@ -1,7 +1,8 @@
 //! Emulator throughput in wave-instructions per second on real kernels (the emulator's Rust
 //! test kernels for gfx950, `rust_kernels_gfx950.elf` in `IRON_EMU_TEST_OBJECTS`, which
-//! `cargo xtask bench` and `cargo xtask test` build): an integer loop, float math with
-//! transcendentals, and an LDS tree reduction, each on one host thread and on one per core.
+//! `cargo xtask bench` and `cargo xtask test` build): an integer loop (also with uneven work
+//! across workgroups), float math with transcendentals, and an LDS tree reduction, each on one
+//! host thread and on one per core.
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use iron_emu::{CodeId, Dispatch, Gpu, KernelDescriptor, Target};
@@ -108,8 +109,10 @@ fn bench(c: &mut Criterion) {
     let fmath_args = args(&[xf, yf], &[items]);
     let red_out = k.buffer(groups as usize * 4, 0);
     let reduce_args = args(&[xf, red_out], &[]);
-    let cases: [(&str, &str, &[u8], u32); 3] = [
+    let uneven_args = args(&[x, out], &[n / 4, items, 7]);
+    let cases: [(&str, &str, &[u8], u32); 4] = [
         ("loop_sum", "integer loop", &loop_args, 0),
+        ("uneven_loop", "odd workgroups 7x the loop", &uneven_args, 0),
         ("fmath", "f32 transcendentals", &fmath_args, 0),
         ("lds_reduce", "LDS + barriers", &reduce_args, 1024),
     ];

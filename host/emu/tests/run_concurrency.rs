@@ -6,8 +6,8 @@
 //! read-modify-write, a last-block reduction with and without its fences), barriers, reads of
 //! memory never written (LDS, scratch, device memory), a store one element past a buffer, a load
 //! used before its wait, a wide store's data overwritten too soon after it, generic pointers to
-//! LDS and scratch, and global memory shared across a barrier with and without the fences WGP
-//! mode needs. Each runs under the in-order schedule (one workgroup at a time) and under seeded
+//! LDS and scratch, global memory shared across a barrier with and without the fences WGP
+//! mode needs, and workgroups of uneven work on one and two host threads (slots change workers). Each runs under the in-order schedule (one workgroup at a time) and under seeded
 //! random schedules (every workgroup that fits resident), and gives what hardware could give
 //! under each, or the error of the check that finds it. The load used before its wait and the
 //! store-data overwrite are HIP only: Rust's `asm!` lists no AMDGPU support. The Rust kernels
@@ -141,6 +141,59 @@ fn a_spin_on_an_earlier_workgroup_finishes_in_every_schedule() {
         {
             k.gpu.set_schedule(schedule);
             assert_eq!(spin(&mut k, v, 8, 7..8, 0).unwrap(), all, "{schedule}");
+        }
+    }
+}
+
+/// `uneven_loop`'s result for work-item `i` (workgroups of 256).
+fn uneven_loop_of(x: &[u32], i: usize, n: usize, stride: usize, heavy: u32) -> u64 {
+    let rounds = if (i / 256) % 2 == 1 { heavy } else { 1 };
+    let mut acc = 0u64;
+    for _ in 0..rounds {
+        for &v in x[..n].iter().skip(i).step_by(stride) {
+            let v = u64::from(v);
+            acc = acc.wrapping_mul(31).wrapping_add(v * v) ^ (acc >> 7);
+        }
+    }
+    acc
+}
+
+#[test]
+#[ignore = "needs the emulator's test kernels, built by `cargo xtask test`"]
+fn workgroups_of_uneven_work_give_the_same_results_on_one_and_two_threads() {
+    // Odd workgroups run 7 times the loop: the worker holding them keeps busy slots after the
+    // other ran out, and hands some over between turns.
+    let (groups, heavy) = (16u32, 7);
+    let items = 256 * groups as usize;
+    let n = 3 * items + 5;
+    let mut rng = StdRng::seed_from_u64(9);
+    let x: Vec<u32> = (0..n).map(|_| rng.random()).collect();
+    let want: Vec<u64> = (0..items)
+        .map(|i| uneven_loop_of(&x, i, n, items, heavy))
+        .collect();
+    for (v, mut k) in objects(&["rust_kernels_{}.elf"]) {
+        for threads in [1, 2] {
+            k.gpu.set_threads(threads);
+            for seed in [1, 2] {
+                k.gpu.set_schedule(Schedule::Random { seed });
+                let input = k.upload(&bytes_of(&x));
+                let out = k.upload(&vec![0xff; 8 * items]);
+                let args = Args::default()
+                    .ptr(input)
+                    .ptr(out)
+                    .u32(n as u32)
+                    .u32(items as u32)
+                    .u32(heavy);
+                k.launch("uneven_loop", &args.0, [groups, 1, 1], [256, 1, 1], 0)
+                    .unwrap_or_else(|e| panic!("{} {threads} threads: {e}", v.name));
+                let got: Vec<u64> = from_bytes(&k.download(out, 8 * items));
+                assert!(
+                    got == want,
+                    "{} on {threads} threads, seed {seed}: work-item {} differs",
+                    v.name,
+                    (0..items).find(|&i| got[i] != want[i]).unwrap_or(0)
+                );
+            }
         }
     }
 }

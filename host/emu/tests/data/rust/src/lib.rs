@@ -83,6 +83,30 @@ pub fn loop_sum(x: *const u32, out: *mut u64, n: u32, stride: u32) {
     }
 }
 
+/// `loop_sum`'s loop, run `heavy` times over by workgroups of odd id: a grid whose work is
+/// uneven across workgroups, as in causal attention or a triangular solve.
+#[kernel(max_threads = 256)]
+pub fn uneven_loop(x: *const u32, out: *mut u64, n: u32, stride: u32, heavy: u32) {
+    let i = gid();
+    let rounds = if a::workgroup_id_x() % 2 == 1 {
+        heavy
+    } else {
+        1
+    };
+    let mut acc: u64 = 0;
+    for _ in 0..rounds {
+        let mut k = i as u32;
+        while k < n {
+            let v = unsafe { *x.add(k as usize) } as u64;
+            acc = acc.wrapping_mul(31).wrapping_add(v * v) ^ (acc >> 7);
+            k += stride;
+        }
+    }
+    unsafe {
+        *out.add(i) = acc;
+    }
+}
+
 #[kernel(max_threads = 1024)]
 pub fn atomics(
     ctr: *mut u32,
