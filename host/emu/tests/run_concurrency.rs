@@ -7,8 +7,9 @@
 //! memory never written (LDS, scratch, device memory), a store one element past a buffer, a load
 //! used before its wait, a wide store's data overwritten too soon after it, generic pointers to
 //! LDS and scratch, global memory shared across a barrier with and without the fences WGP
-//! mode needs, and workgroups of uneven work on one and two host threads (slots change workers). Each runs under the in-order schedule (one workgroup at a time) and under seeded
-//! random schedules (every workgroup that fits resident), and gives what hardware could give
+//! mode needs, and workgroups of uneven work on one and two host threads (slots change
+//! workers). Each runs under seeded random schedules (every workgroup that fits resident), most
+//! also under the in-order schedule (one workgroup at a time), and gives what hardware could give
 //! under each, or the error of the check that finds it. The load used before its wait and the
 //! store-data overwrite are HIP only: Rust's `asm!` lists no AMDGPU support. The Rust kernels
 //! hide a pointer from the compiler with `core::hint::black_box`, where the HIP ones use an empty
