@@ -68,16 +68,22 @@ pub fn dmath(x: *const f64, y: *mut f64, n: u32) {
     }
 }
 
-#[kernel(max_threads = 1024)]
-pub fn loop_sum(x: *const u32, out: *mut u64, n: u32, stride: u32) {
-    let i = gid();
-    let mut acc: u64 = 0;
+/// Folds `x[k]` for `k = i, i + stride, ... < n` into `acc` (a multiply-add-xor hash).
+#[inline(always)]
+fn hash_strided(x: *const u32, i: usize, n: u32, stride: u32, mut acc: u64) -> u64 {
     let mut k = i as u32;
     while k < n {
         let v = unsafe { *x.add(k as usize) } as u64;
         acc = acc.wrapping_mul(31).wrapping_add(v * v) ^ (acc >> 7);
         k += stride;
     }
+    acc
+}
+
+#[kernel(max_threads = 1024)]
+pub fn loop_sum(x: *const u32, out: *mut u64, n: u32, stride: u32) {
+    let i = gid();
+    let acc = hash_strided(x, i, n, stride, 0);
     unsafe {
         *out.add(i) = acc;
     }
@@ -95,12 +101,7 @@ pub fn uneven_loop(x: *const u32, out: *mut u64, n: u32, stride: u32, heavy: u32
     };
     let mut acc: u64 = 0;
     for _ in 0..rounds {
-        let mut k = i as u32;
-        while k < n {
-            let v = unsafe { *x.add(k as usize) } as u64;
-            acc = acc.wrapping_mul(31).wrapping_add(v * v) ^ (acc >> 7);
-            k += stride;
-        }
+        acc = hash_strided(x, i, n, stride, acc);
     }
     unsafe {
         *out.add(i) = acc;
