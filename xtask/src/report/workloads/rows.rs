@@ -1,7 +1,8 @@
-//! The row-shaped and indexed operations: reductions, norms, softmax, gather, transpose, RoPE.
+//! The row-shaped and indexed operations: reductions, scans, norms, softmax, gather, transpose,
+//! RoPE.
 
 use super::{Demand, Family, Math, Runner, Sample};
-use iron::library::{RopeFloat, RopeShape, RopeStyle, bf16, f16};
+use iron::library::{RopeFloat, RopeShape, RopeStyle, ScanKind, bf16, f16};
 
 /// Rows of the row operations.
 const ROWS: usize = 256;
@@ -12,6 +13,7 @@ const COLS: usize = 4096;
 pub fn run(r: &mut Runner<'_>) {
     let rows = r.size.scale(ROWS, 16);
     sum(r, rows * COLS);
+    scans(r, rows * COLS);
     per_float::<f32>(r, rows);
     per_float::<f16>(r, rows);
     per_float::<bf16>(r, rows);
@@ -42,6 +44,29 @@ fn sum(r: &mut Runner<'_>, n: usize) {
             n as u64,
             1,
         ))
+    });
+}
+
+/// An inclusive u32 scan and an exclusive f32 scan of `n` elements (one read and one write of
+/// each element; the tile states add 8 bytes per 2048 elements).
+fn scans(r: &mut Runner<'_>, n: usize) {
+    r.measure(Family::Reduction, |r| {
+        let values: Vec<u32> = (0..n as u32)
+            .map(|i| i.wrapping_mul(2_654_435_761))
+            .collect();
+        let x = r.upload(&values)?;
+        let mut y = r.zeros::<u32>(n)?;
+        r.library
+            .scan(&r.stream, &x, &mut y, n, ScanKind::Inclusive)?;
+        Ok(vector(format!("scan u32 n={n}"), 8 * n as u64, n as u64, n))
+    });
+    r.measure(Family::Reduction, |r| {
+        let x = r.device_floats::<f32>(n)?;
+        let mut y = r.zeros::<f32>(n)?;
+        r.library
+            .scan(&r.stream, &x, &mut y, n, ScanKind::Exclusive)?;
+        let label = format!("scan f32 exclusive n={n}");
+        Ok(vector(label, 8 * n as u64, n as u64, n))
     });
 }
 
