@@ -7,10 +7,10 @@
 
 mod common;
 
-use common::{GUARD, SIZES, assert_floats_written, library_devices, rng};
+use common::{GUARD, SIZES, TestFloat, assert_floats_written, library_devices, rng};
 use iron::DeviceBuffer;
 use iron::emulator::Schedule;
-use iron::library::ScanKind;
+use iron::library::{ScanElement, ScanKind};
 use iron_kernels::scan::ITEMS;
 use iron_tests::oracle::scan::{prefix_sums_f32, prefix_sums_u32};
 use rand::Rng;
@@ -33,16 +33,28 @@ fn scan_sizes() -> Vec<usize> {
 
 const KINDS: [ScanKind; 2] = [ScanKind::Inclusive, ScanKind::Exclusive];
 
-/// Scans `x` on `d` and checks every element against the wrapping oracle and the guard.
-fn check_u32(d: &common::LibraryDevice, x: &[u32], kind: ScanKind, context: &str) {
+/// Scans `x` on `d` into an output of `x.len() + GUARD` elements of `poison`, and returns it.
+fn scanned<T: ScanElement>(
+    d: &common::LibraryDevice,
+    x: &[T],
+    poison: T,
+    kind: ScanKind,
+    context: &str,
+) -> Vec<T> {
     let n = x.len();
     let x_buf = DeviceBuffer::from_slice(&d.device, x).unwrap();
-    let mut y = DeviceBuffer::from_slice(&d.device, &vec![POISON; n + GUARD]).unwrap();
+    let mut y = DeviceBuffer::from_slice(&d.device, &vec![poison; n + GUARD]).unwrap();
     let s = d.device.default_stream();
     d.library
         .scan(&s, &x_buf, &mut y, n, kind)
         .unwrap_or_else(|e| panic!("{context}: {e}"));
-    let got = y.to_vec().unwrap();
+    y.to_vec().unwrap()
+}
+
+/// Scans `x` on `d` and checks every element against the wrapping oracle and the guard.
+fn check_u32(d: &common::LibraryDevice, x: &[u32], kind: ScanKind, context: &str) {
+    let n = x.len();
+    let got = scanned(d, x, POISON, kind, context);
     let want = prefix_sums_u32(x, kind == ScanKind::Inclusive);
     if let Some(i) = (0..n).find(|&i| got[i] != want[i]) {
         panic!("{context}: y[{i}] = {:#x}, want {:#x}", got[i], want[i]);
@@ -86,13 +98,7 @@ fn finite_values(rng: &mut StdRng, n: usize) -> Vec<f32> {
 /// Scans `x` on `d` and checks every element against the oracle's bound and the guard.
 fn check_f32(d: &common::LibraryDevice, x: &[f32], kind: ScanKind, context: &str) {
     let n = x.len();
-    let x_buf = DeviceBuffer::from_slice(&d.device, x).unwrap();
-    let mut y = common::poisoned_floats::<f32>(&d.device, n);
-    let s = d.device.default_stream();
-    d.library
-        .scan(&s, &x_buf, &mut y, n, kind)
-        .unwrap_or_else(|e| panic!("{context}: {e}"));
-    let got = y.to_vec().unwrap();
+    let got = scanned(d, x, f32::from_bits(f32::POISON), kind, context);
     assert_floats_written(&got, n, context);
     let exact: Vec<f64> = x.iter().map(|&v| f64::from(v)).collect();
     let want = prefix_sums_f32(&exact, kind == ScanKind::Inclusive, TILE);
