@@ -2,8 +2,9 @@
 //! wave32 and wave64) before the tests run: Rust kernels (`host/emu/tests/data/rust`), HIP C++
 //! kernels compiled by clang-22 (every `host/emu/tests/data/src/*.hip`; on CDNA also with kernel
 //! arguments preloaded into SGPRs), an MFMA probe in
-//! LLVM IR (`host/emu/tests/data/src/mfma_scale.ll`) and the MFMA and WMMA fragment probes of
-//! `iron_intrinsics::matrix` (`tests/matrix-probe`).
+//! LLVM IR (`host/emu/tests/data/src/mfma_scale.ll`), the MFMA and WMMA fragment probes of
+//! `iron_intrinsics::matrix` (`tests/matrix-probe`) and the probes of the rest of the device
+//! vocabulary (`tests/device-probe`).
 
 use crate::build;
 use anyhow::{Context, Result};
@@ -16,18 +17,20 @@ const EMULATED: &str = "gfx90a,gfx942,gfx950,gfx1100,gfx1201,gfx1100:w64,gfx1201
 
 /// Builds every test kernel into `out` (`rust_kernels_<gfx>[_w64].elf`,
 /// `<hip source>_<gfx>[_w64].co`, on CDNA `<hip source>_preload_<gfx>.co`,
-/// `mfma_scale_gfx950.co`, `matrix-probe/<gfx>/kernels.co`).
+/// `mfma_scale_gfx950.co`, `matrix-probe/<build>/kernels.co`, `device-probe/<build>/kernels.co`).
 pub fn build_all(root: &Path, out: &Path) -> Result<()> {
     let data = root.join("host/emu/tests/data");
     std::fs::create_dir_all(out)?;
     let rust_out = out.join("rust");
     build::device_crate(root, &data.join("rust"), EMULATED, &rust_out)?;
-    build::device_crate(
-        root,
-        &root.join("tests/matrix-probe"),
-        EMULATED,
-        &out.join("matrix-probe"),
-    )?;
+    for probe in ["matrix-probe", "device-probe"] {
+        build::device_crate(
+            root,
+            &root.join("tests").join(probe),
+            EMULATED,
+            &out.join(probe),
+        )?;
+    }
     let emulated = parse_targets(EMULATED, None)?;
     for target in emulated {
         let gfx = target.gfx.name;

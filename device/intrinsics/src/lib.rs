@@ -5,8 +5,10 @@
 //! family, its wave size) comes from the cfgs `cargo xtask build` sets per build (`iron_gfx`,
 //! `iron_family`, `iron_wave`, `iron_matrix`): see [`target`].
 //!
-//! On the host the crate builds to the launch declarations ([`launch`]) only, so that host code can
-//! name kernels by value; the GPU-only modules are compiled for `target_arch = "amdgpu"` alone.
+//! On the host the crate builds to the launch declarations ([`launch`]) and the 16-bit float
+//! types ([`half`], there the `half` crate's), so that host code can name kernels by value and
+//! pass them the same element types; the GPU-only modules are compiled for
+//! `target_arch = "amdgpu"` alone.
 //!
 //! Convergence: functions documented "wave-wide" must be reached by every lane of the wave
 //! (uniform control flow, all lanes active); "workgroup-wide" ones by every work-item of the
@@ -30,6 +32,7 @@
 )]
 #![cfg_attr(target_arch = "amdgpu", allow(internal_features))]
 
+pub mod half;
 pub mod launch;
 pub mod target;
 
@@ -39,8 +42,6 @@ pub mod atomic;
 pub mod convert;
 #[cfg(target_arch = "amdgpu")]
 pub mod fmath;
-#[cfg(target_arch = "amdgpu")]
-pub mod half;
 #[cfg(target_arch = "amdgpu")]
 pub mod id;
 #[cfg(target_arch = "amdgpu")]
