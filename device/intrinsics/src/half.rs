@@ -31,19 +31,34 @@ pub use bfloat16::bf16;
 #[cfg(target_arch = "amdgpu")]
 pub use binary16::f16;
 
-/// The f32 value of the f16 bit pattern `bits` (exact): `v_cvt_f32_f16`.
+#[cfg(target_arch = "amdgpu")]
+unsafe extern "C" {
+    /// `fpext half to float` on an i16 bit pattern: `v_cvt_f32_f16`.
+    #[link_name = "llvm.convert.from.fp16.f32"]
+    fn convert_from_fp16(bits: u16) -> f32;
+    /// `fptrunc float to half` to an i16 bit pattern: `v_cvt_f16_f32`, in the current rounding
+    /// mode (round to nearest even unless a kernel changes the mode, which Iron's never do).
+    #[link_name = "llvm.convert.to.fp16.f32"]
+    fn convert_to_fp16(x: f32) -> u16;
+}
+
+/// The f32 value of the f16 bit pattern `bits` (exact): `v_cvt_f32_f16`. The same value as
+/// `f16::from_bits(bits).to_f32()`, kept on integers for kernels that keep f16 data as `u16`
+/// (LLVM schedules the two forms differently).
 #[cfg(target_arch = "amdgpu")]
 #[inline(always)]
 pub fn f16_to_f32(bits: u16) -> f32 {
-    f16::from_bits(bits).to_f32()
+    // SAFETY: a pure arithmetic conversion with no preconditions.
+    unsafe { convert_from_fp16(bits) }
 }
 
 /// The f16 bit pattern nearest to `x` (ties to even; beyond the f16 range: infinity):
-/// `v_cvt_f16_f32`.
+/// `v_cvt_f16_f32`, the same as `f16::from_f32(x).to_bits()`.
 #[cfg(target_arch = "amdgpu")]
 #[inline(always)]
 pub fn f32_to_f16(x: f32) -> u16 {
-    f16::from_f32(x).to_bits()
+    // SAFETY: a pure arithmetic conversion with no preconditions.
+    unsafe { convert_to_fp16(x) }
 }
 
 /// The f32 value of the bf16 bit pattern `bits` (exact: bf16 is the top half of an f32).
