@@ -184,6 +184,51 @@ fn every_library_signature_resolves_against_matching_metadata() {
 }
 
 #[test]
+fn a_kernels_declared_contract_is_checked_at_every_typed_launch() {
+    let (device, backend) = fake_device("gfx950");
+    let spec = kernel_spec(
+        "sum_f32",
+        &[
+            (0, 8, "global_buffer", "x"),
+            (8, 8, "global_buffer", "partials"),
+            (16, 4, "by_value", "n"),
+        ],
+        false,
+        256,
+    );
+    let module = device.load_module(&code_object(vec![spec])).unwrap();
+    let sum = module.kernel(sum_f32).unwrap();
+    // One f32 per wave of 64.
+    assert_eq!(sum.dynamic_lds_for([256, 1, 1]), 16);
+    assert_eq!(sum.dynamic_lds_for([16, 4, 2]), 8);
+    let x = DeviceBuffer::<f32>::zeros(&device, 100).unwrap();
+    let mut partials = DeviceBuffer::<f32>::zeros(&device, 1).unwrap();
+    let stream = device.default_stream();
+    let mut try_launch = |config: LaunchConfig| {
+        // SAFETY: the fake backend runs nothing.
+        unsafe { stream.launch(&sum, config, (&x, &mut partials, 100)) }
+            .map_err(launch_error)
+            .map_err(|e| e.to_string())
+    };
+    assert_eq!(
+        try_launch(LaunchConfig::for_elements(100, 100).with_dynamic_lds(64)).unwrap_err(),
+        "kernel sum_f32 runs whole waves only: a block of 100 work-items is not a multiple of the wave size 64"
+    );
+    assert_eq!(
+        try_launch(LaunchConfig::for_elements(100, 256).with_dynamic_lds(12)).unwrap_err(),
+        "kernel sum_f32 needs 16 bytes of dynamic LDS for a block of 256 work-items (wave 64), the launch gives 12: use `.with_dynamic_lds(kernel.dynamic_lds_for(block))`"
+    );
+    assert!(try_launch(LaunchConfig::for_elements(100, 256)).is_err());
+    try_launch(LaunchConfig::for_elements(100, 256).with_dynamic_lds(16)).unwrap();
+    try_launch(LaunchConfig::new([1, 1, 1], [16, 4, 2]).with_dynamic_lds(8)).unwrap();
+    assert_eq!(
+        backend.state().launches.len(),
+        2,
+        "only the launches that keep the contract ran"
+    );
+}
+
+#[test]
 fn launches_check_geometry_and_lds_before_anything_runs() {
     let (device, backend) = fake_device("gfx950");
     let module = device.load_module(&add_f32_object()).unwrap();

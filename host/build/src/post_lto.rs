@@ -3,9 +3,11 @@
 //!
 //! rustc gives every kernel the default maximum workgroup of 1024 work-items (and so the
 //! register budget of 1024), with no way to say otherwise from Rust. `#[kernel]` records the
-//! bounds in a symbol `iron.launch_bounds.<kernel>` (`[u32; 4]`: max threads, min and max waves
-//! per EU, flags); here those symbols are read and deleted, and each kernel gets the attributes
-//! `amdgpu-flat-work-group-size` and `amdgpu-waves-per-eu` before `llc` compiles it.
+//! bounds in a symbol `iron.launch_bounds.<kernel>` (`[u32; 8]`: max threads, min and max waves
+//! per EU, flags, block multiple, required block x, y, z); here those symbols are read and
+//! deleted, and each kernel gets the attributes `amdgpu-flat-work-group-size` and
+//! `amdgpu-waves-per-eu`, and its required block as `!reqd_work_group_size` (which the code
+//! object's metadata carries as `.reqd_workgroup_size`), before `llc` compiles it.
 
 use crate::error::{Context, Error, Result, bail};
 use crate::target::Target;
@@ -24,6 +26,12 @@ pub struct DeclaredBounds {
     pub max_waves_per_eu: u32,
     /// Whether scratch use is allowed.
     pub allow_scratch: bool,
+    /// Whether the workgroup must be a whole number of waves.
+    pub whole_waves: bool,
+    /// What the workgroup's size must be a multiple of (0: nothing).
+    pub block_multiple: u32,
+    /// The one workgroup shape the kernel runs, if it declares one.
+    pub block: Option<[u32; 3]>,
 }
 
 const BOUNDS_PREFIX: &str = "iron.launch_bounds.";
@@ -44,6 +52,8 @@ pub fn apply_launch_bounds(ir: &str) -> Result<(String, BTreeMap<String, Declare
     }
     let mut out = String::with_capacity(ir.len() + 64 * bounds.len());
     let mut seen = Vec::new();
+    let mut next_metadata = next_metadata_id(ir);
+    let mut block_nodes = Vec::new();
     for line in kept {
         if line.contains(BOUNDS_PREFIX) {
             bail!("a launch-bounds record is still referenced after removal: {line}");
@@ -70,11 +80,20 @@ pub fn apply_launch_bounds(ir: &str) -> Result<(String, BTreeMap<String, Declare
                 (min, 0) => out.push_str(&format!("\"amdgpu-waves-per-eu\"=\"{min}\" ")),
                 (min, max) => out.push_str(&format!("\"amdgpu-waves-per-eu\"=\"{min},{max}\" ")),
             }
+            if let Some([x, y, z]) = b.block {
+                out.push_str(&format!("!reqd_work_group_size !{next_metadata} "));
+                block_nodes.push(format!("!{next_metadata} = !{{i32 {x}, i32 {y}, i32 {z}}}"));
+                next_metadata += 1;
+            }
             out.push_str("{\n");
         } else {
             out.push_str(line);
             out.push('\n');
         }
+    }
+    for node in block_nodes {
+        out.push_str(&node);
+        out.push('\n');
     }
     if let Some(missing) = bounds.keys().find(|k| !seen.contains(k)) {
         bail!(
@@ -83,6 +102,20 @@ pub fn apply_launch_bounds(ir: &str) -> Result<(String, BTreeMap<String, Declare
         );
     }
     Ok((out, bounds))
+}
+
+/// The first metadata number above every `!N` the module defines.
+fn next_metadata_id(ir: &str) -> u64 {
+    ir.lines()
+        .filter_map(|line| {
+            line.strip_prefix('!')?
+                .split_once(" = ")?
+                .0
+                .parse::<u64>()
+                .ok()
+        })
+        .max()
+        .map_or(0, |n| n + 1)
 }
 
 /// `Some(rest)` when `line` defines a launch-bounds record; `rest` starts at the kernel name.
@@ -94,23 +127,33 @@ fn record_name(line: &str) -> Option<&str> {
 fn parse_record(rest: &str) -> Result<(String, DeclaredBounds)> {
     let (name, value) = rest.split_once(" = ").ok_or_else(|| Error::new("no `=`"))?;
     let name = name.trim_end_matches('"').to_string();
-    let numbers = if let Some((_, list)) = value.split_once("[4 x i32] [") {
+    let numbers = if let Some((_, list)) = value.split_once("[8 x i32] [") {
         let list = list.split(']').next().unwrap_or_default();
         list.split(',')
             .map(|item| item.trim().trim_start_matches("i32 ").parse::<u32>())
             .collect::<std::result::Result<Vec<_>, _>>()
             .context(|| "a bound is not a number".into())?
-    } else if let Some((_, text)) = value.split_once("[16 x i8] c\"") {
+    } else if let Some((_, text)) = value.split_once("[32 x i8] c\"") {
         let bytes = unescape_c_string(text.split('"').next().unwrap_or_default())?;
         bytes
             .chunks_exact(4)
             .map(|w| u32::from_le_bytes([w[0], w[1], w[2], w[3]]))
             .collect()
     } else {
-        bail!("not a [4 x i32] or [16 x i8] constant");
+        bail!("not a [8 x i32] or [32 x i8] constant: rebuild with this iron-build's #[kernel]");
     };
-    let [max_threads, min_waves_per_eu, max_waves_per_eu, flags] = numbers[..] else {
-        bail!("expected 4 values");
+    let [
+        max_threads,
+        min_waves_per_eu,
+        max_waves_per_eu,
+        flags,
+        block_multiple,
+        x,
+        y,
+        z,
+    ] = numbers[..]
+    else {
+        bail!("expected 8 values");
     };
     Ok((
         name,
@@ -119,6 +162,9 @@ fn parse_record(rest: &str) -> Result<(String, DeclaredBounds)> {
             min_waves_per_eu,
             max_waves_per_eu,
             allow_scratch: flags & 1 != 0,
+            whole_waves: flags & 2 != 0,
+            block_multiple,
+            block: (x != 0).then_some([x, y, z]),
         },
     ))
 }
@@ -207,14 +253,15 @@ fn is_up_to_date(code_object: &Path, ir_path: &Path, text: &str) -> bool {
 mod tests {
     use super::*;
 
-    const IR: &str = r#"@iron.launch_bounds.vadd = local_unnamed_addr addrspace(1) constant [4 x i32] [i32 256, i32 2, i32 0, i32 1], align 4
-@"iron.launch_bounds.other" = local_unnamed_addr addrspace(1) constant [16 x i8] c"@\00\00\00\00\00\00\00\00\00\00\00\00\00\00\00", align 4
+    const IR: &str = r#"@iron.launch_bounds.vadd = local_unnamed_addr addrspace(1) constant [8 x i32] [i32 256, i32 2, i32 0, i32 3, i32 32, i32 0, i32 0, i32 0], align 4
+@"iron.launch_bounds.other" = local_unnamed_addr addrspace(1) constant [32 x i8] c"@\00\00\00\00\00\00\00\00\00\00\00\00\00\00\00\00\00\00\00\10\00\00\00\04\00\00\00\01\00\00\00", align 4
 define amdgpu_kernel void @vadd(ptr %a) unnamed_addr #0 {
   ret void
 }
 define amdgpu_kernel void @other() unnamed_addr #1 {
   ret void
 }
+!7 = !{i32 1}
 "#;
 
     #[test]
@@ -224,10 +271,18 @@ define amdgpu_kernel void @other() unnamed_addr #1 {
         assert!(ir.contains(
             "@vadd(ptr %a) unnamed_addr #0 \"amdgpu-flat-work-group-size\"=\"1,256\" \"amdgpu-waves-per-eu\"=\"2\" {"
         ));
-        assert!(ir.contains("@other() unnamed_addr #1 \"amdgpu-flat-work-group-size\"=\"1,64\" {"));
+        assert!(ir.contains(
+            "@other() unnamed_addr #1 \"amdgpu-flat-work-group-size\"=\"1,64\" !reqd_work_group_size !8 {"
+        ));
+        assert!(ir.contains("\n!8 = !{i32 16, i32 4, i32 1}\n"), "{ir}");
         assert_eq!(bounds["vadd"].max_threads, 256);
         assert!(bounds["vadd"].allow_scratch);
+        assert!(bounds["vadd"].whole_waves);
+        assert_eq!(bounds["vadd"].block_multiple, 32);
+        assert_eq!(bounds["vadd"].block, None);
         assert!(!bounds["other"].allow_scratch);
+        assert!(!bounds["other"].whole_waves);
+        assert_eq!(bounds["other"].block, Some([16, 4, 1]));
     }
 
     #[test]
@@ -239,7 +294,7 @@ define amdgpu_kernel void @other() unnamed_addr #1 {
 
     #[test]
     fn bounds_without_kernel_is_an_error() {
-        let ir = "@iron.launch_bounds.gone = constant [4 x i32] [i32 1, i32 0, i32 0, i32 0]\n";
+        let ir = "@iron.launch_bounds.gone = constant [8 x i32] [i32 1, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0]\n";
         let e = apply_launch_bounds(ir).unwrap_err().to_string();
         assert!(e.contains("`gone`"), "{e}");
     }

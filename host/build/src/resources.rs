@@ -15,6 +15,12 @@ pub struct KernelResources {
     pub declared_max_threads: u32,
     /// Whether the source allows scratch.
     pub allow_scratch: bool,
+    /// Launch contract: the workgroup must be a whole number of waves.
+    pub whole_waves: bool,
+    /// Launch contract: the workgroup's size must be a multiple of this (0: nothing).
+    pub block_multiple: u32,
+    /// Launch contract: the one workgroup shape the kernel runs (`.reqd_workgroup_size`).
+    pub required_block: Option<[u32; 3]>,
     /// Architected VGPRs per lane.
     pub vgpr: u32,
     /// Accumulation VGPRs per lane (CDNA).
@@ -59,6 +65,9 @@ pub fn collect(built: &CompiledTarget) -> Result<Vec<KernelResources>> {
             name: meta.name.clone(),
             declared_max_threads: declared.map_or(0, |b| b.max_threads),
             allow_scratch: declared.is_some_and(|b| b.allow_scratch),
+            whole_waves: declared.is_some_and(|b| b.whole_waves),
+            block_multiple: declared.map_or(0, |b| b.block_multiple),
+            required_block: meta.reqd_workgroup_size,
             vgpr: meta.vgpr_count,
             agpr,
             sgpr: meta.sgpr_count,

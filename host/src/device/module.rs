@@ -12,7 +12,9 @@ use super::error::DeviceError;
 use crate::code_object::{
     self, Bundle, CodeObject, CodeObjectError, KernelMetadata, TargetId, is_bundle,
 };
-use crate::launch::{KernelSignature, LaunchError, check_bounds, check_signature};
+use crate::launch::{
+    KernelSignature, LaunchError, check_bounds, check_signature, contract_dynamic_lds,
+};
 
 /// A code object loaded on a device, with its parsed metadata; unloaded when the last clone
 /// (and the last [`Kernel`] of it) is dropped.
@@ -159,7 +161,7 @@ impl Module {
     ) -> Result<TypedKernel<F>, DeviceError> {
         let kernel = self.kernel_by_name(decl.name)?;
         check_signature(kernel.metadata(), &F::params())?;
-        check_bounds(kernel.metadata(), &decl.bounds)?;
+        check_bounds(kernel.metadata(), &decl.bounds, &decl.contract)?;
         Ok(TypedKernel { kernel, decl })
     }
 }
@@ -227,6 +229,36 @@ impl<F> TypedKernel<F> {
     /// The declaration it was resolved from.
     pub fn declaration(&self) -> &KernelDecl<F> {
         &self.decl
+    }
+
+    /// The dynamic LDS in bytes the kernel declares it needs (`#[kernel(dynamic_lds = ..)]`)
+    /// for a workgroup of shape `block` on this code object's wave size: what to pass to
+    /// [`LaunchConfig::with_dynamic_lds`](crate::LaunchConfig::with_dynamic_lds). 0 when it
+    /// declares none, or for a block no launch accepts (empty or above 1024 work-items).
+    ///
+    /// # Example
+    /// ```no_run
+    /// use iron::emulator::Emulator;
+    /// use iron::LaunchConfig;
+    /// use iron_kernels::scan::scan_u32;
+    ///
+    /// let device = Emulator::new("gfx950")?.device();
+    /// let module = device.load_module(&std::fs::read("target/iron/kernels.bundle").unwrap())?;
+    /// let scan = module.kernel(scan_u32)?;
+    /// let block = [256, 1, 1];
+    /// let config = LaunchConfig::new([1, 1, 1], block).with_dynamic_lds(scan.dynamic_lds_for(block));
+    /// assert!(config.dynamic_lds > 0);
+    /// # Ok::<(), iron::DeviceError>(())
+    /// ```
+    pub fn dynamic_lds_for(&self, block: [u32; 3]) -> u32 {
+        let threads = block
+            .iter()
+            .fold(1u64, |product, &d| product.saturating_mul(u64::from(d)));
+        contract_dynamic_lds(
+            &self.decl.contract,
+            threads,
+            self.kernel.metadata().wavefront_size,
+        )
     }
 }
 

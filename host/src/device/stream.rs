@@ -13,7 +13,8 @@ use super::error::DeviceError;
 use super::module::{Kernel, TypedKernel};
 use crate::code_object::ArgValueKind;
 use crate::launch::{
-    KernelSignature, LaunchArg, LaunchConfig, LaunchError, check_launch, pack_kernarg,
+    KernelSignature, LaunchArg, LaunchConfig, LaunchError, check_contract, check_launch,
+    pack_kernarg,
 };
 
 /// An in-order queue of device work: launches, copies, fills, events.
@@ -148,6 +149,9 @@ impl Stream {
         config: LaunchConfig,
         args: F::Args<'_>,
     ) -> Result<(), DeviceError> {
+        let metadata = kernel.kernel().metadata();
+        check_launch(metadata, &config, self.device.properties())?;
+        check_contract(metadata, &kernel.declaration().contract, &config)?;
         let args = F::launch_args(&args);
         // SAFETY: the caller gives the guarantees of `launch_untyped`, which are those above.
         unsafe { self.launch_untyped(kernel.kernel(), config, &args) }

@@ -4,7 +4,7 @@
 
 use thiserror::Error;
 
-use iron_intrinsics::launch::LaunchBounds;
+use iron_intrinsics::launch::{LaunchBounds, LaunchContract};
 
 use super::config::LaunchConfig;
 use super::signature::{ParamKind, ParamSpec};
@@ -86,6 +86,59 @@ pub enum LaunchError {
         declared: u32,
         /// `.max_flat_workgroup_size` of the code object.
         compiled: u32,
+    },
+    /// The declaration's required block differs from the code object's `.reqd_workgroup_size`:
+    /// it was built from other source.
+    #[error(
+        "kernel {kernel} is declared with block {declared:?} but its code object requires {compiled:?}: the code object is stale: rebuild it"
+    )]
+    StaleBlock {
+        /// Kernel name.
+        kernel: String,
+        /// `block` of the `#[kernel]` declaration.
+        declared: Option<[u32; 3]>,
+        /// `.reqd_workgroup_size` of the code object.
+        compiled: Option<[u32; 3]>,
+    },
+    /// A workgroup that is not a whole number of waves, for a kernel declared `whole_waves`.
+    #[error(
+        "kernel {kernel} runs whole waves only: a block of {threads} work-items is not a multiple of the wave size {wave}"
+    )]
+    PartialWave {
+        /// Kernel name.
+        kernel: String,
+        /// Work-items per workgroup asked for.
+        threads: u64,
+        /// `.wavefront_size`.
+        wave: u32,
+    },
+    /// A workgroup whose size is not a multiple of the kernel's declared `block_multiple`.
+    #[error(
+        "kernel {kernel} needs a block whose size is a multiple of {multiple}, got {threads} work-items"
+    )]
+    BlockNotMultiple {
+        /// Kernel name.
+        kernel: String,
+        /// Work-items per workgroup asked for.
+        threads: u64,
+        /// The declared `block_multiple`.
+        multiple: u32,
+    },
+    /// Less dynamic LDS than the kernel's declared `dynamic_lds` needs for this block.
+    #[error(
+        "kernel {kernel} needs {needed} bytes of dynamic LDS for a block of {threads} work-items (wave {wave}), the launch gives {given}: use `.with_dynamic_lds(kernel.dynamic_lds_for(block))`"
+    )]
+    DynamicLdsTooSmall {
+        /// Kernel name.
+        kernel: String,
+        /// Work-items per workgroup asked for.
+        threads: u64,
+        /// `.wavefront_size`.
+        wave: u32,
+        /// Bytes the declared `dynamic_lds` gives for this block.
+        needed: u32,
+        /// Bytes the launch gives.
+        given: u32,
     },
     /// A grid without workgroups in some dimension.
     #[error(
@@ -226,13 +279,73 @@ fn expected_kind_name(kind: ParamKind) -> &'static str {
     }
 }
 
-/// Checks that a `#[kernel]` declaration's bounds are those the code object was built with.
-pub fn check_bounds(metadata: &KernelMetadata, declared: &LaunchBounds) -> Result<(), LaunchError> {
+/// Checks that a `#[kernel]` declaration's bounds and required block are those the code object
+/// was built with.
+pub fn check_bounds(
+    metadata: &KernelMetadata,
+    declared: &LaunchBounds,
+    contract: &LaunchContract,
+) -> Result<(), LaunchError> {
     if declared.max_threads != metadata.max_flat_workgroup_size {
         return Err(LaunchError::StaleBounds {
             kernel: metadata.name.clone(),
             declared: declared.max_threads,
             compiled: metadata.max_flat_workgroup_size,
+        });
+    }
+    if contract.block.is_some() && contract.block != metadata.reqd_workgroup_size {
+        return Err(LaunchError::StaleBlock {
+            kernel: metadata.name.clone(),
+            declared: contract.block,
+            compiled: metadata.reqd_workgroup_size,
+        });
+    }
+    Ok(())
+}
+
+/// The dynamic LDS in bytes that `contract` asks for a workgroup of `threads` work-items on a
+/// wave of `wave` lanes (0 when it declares none). `threads` above 1024 (more than any
+/// kernel runs) gives 0: such a launch is refused before the contract is asked.
+pub fn contract_dynamic_lds(contract: &LaunchContract, threads: u64, wave: u32) -> u32 {
+    match (contract.dynamic_lds, u32::try_from(threads)) {
+        (Some(bytes), Ok(threads @ 1..=1024)) => bytes(threads, wave),
+        _ => 0,
+    }
+}
+
+/// Checks a launch's geometry against the kernel's declared contract: whole waves, the block
+/// multiple and at least the dynamic LDS it needs. Run after [`check_launch`], which has
+/// already refused empty and oversized blocks and a block other than a required one.
+pub fn check_contract(
+    metadata: &KernelMetadata,
+    contract: &LaunchContract,
+    config: &LaunchConfig,
+) -> Result<(), LaunchError> {
+    let kernel = || metadata.name.clone();
+    let threads = config.threads_per_block();
+    let wave = metadata.wavefront_size;
+    if contract.whole_waves && !threads.is_multiple_of(u64::from(wave.max(1))) {
+        return Err(LaunchError::PartialWave {
+            kernel: kernel(),
+            threads,
+            wave,
+        });
+    }
+    if contract.block_multiple > 1 && !threads.is_multiple_of(u64::from(contract.block_multiple)) {
+        return Err(LaunchError::BlockNotMultiple {
+            kernel: kernel(),
+            threads,
+            multiple: contract.block_multiple,
+        });
+    }
+    let needed = contract_dynamic_lds(contract, threads, wave);
+    if config.dynamic_lds < needed {
+        return Err(LaunchError::DynamicLdsTooSmall {
+            kernel: kernel(),
+            threads,
+            wave,
+            needed,
+            given: config.dynamic_lds,
         });
     }
     Ok(())
@@ -308,4 +421,103 @@ pub fn check_launch(
         });
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A wave64 kernel's metadata with a 1024-work-item bound.
+    fn metadata(wave: u32) -> KernelMetadata {
+        let mut metadata = KernelMetadata::new("contracted", Vec::new(), 0);
+        metadata.wavefront_size = wave;
+        metadata.max_flat_workgroup_size = 1024;
+        metadata
+    }
+
+    /// One word of LDS per wave plus a 16-byte header.
+    fn per_wave(threads: u32, wave: u32) -> u32 {
+        16 + 4 * threads / wave
+    }
+
+    fn check(contract: &LaunchContract, wave: u32, block: u32, lds: u32) -> Result<(), String> {
+        let config = LaunchConfig::new([3, 1, 1], [block, 1, 1]).with_dynamic_lds(lds);
+        check_contract(&metadata(wave), contract, &config).map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn whole_waves_refuse_a_partial_wave_for_the_kernels_wave_size() {
+        let contract = LaunchContract {
+            whole_waves: true,
+            ..LaunchContract::NONE
+        };
+        check(&contract, 64, 128, 0).unwrap();
+        check(&contract, 32, 96, 0).unwrap();
+        assert_eq!(
+            check(&contract, 64, 96, 0).unwrap_err(),
+            "kernel contracted runs whole waves only: a block of 96 work-items is not a multiple of the wave size 64"
+        );
+        assert!(check(&contract, 32, 100, 0).is_err());
+        check(&LaunchContract::NONE, 64, 100, 0).unwrap();
+    }
+
+    #[test]
+    fn a_block_multiple_is_enforced_on_the_flat_size() {
+        let contract = LaunchContract {
+            block_multiple: 48,
+            ..LaunchContract::NONE
+        };
+        check(&contract, 64, 96, 0).unwrap();
+        assert_eq!(
+            check(&contract, 64, 64, 0).unwrap_err(),
+            "kernel contracted needs a block whose size is a multiple of 48, got 64 work-items"
+        );
+        let config = LaunchConfig::new([1, 1, 1], [8, 6, 2]);
+        check_contract(&metadata(64), &contract, &config).unwrap();
+    }
+
+    #[test]
+    fn dynamic_lds_must_cover_the_declared_function_of_the_block() {
+        let contract = LaunchContract {
+            dynamic_lds: Some(per_wave),
+            ..LaunchContract::NONE
+        };
+        assert_eq!(contract_dynamic_lds(&contract, 256, 64), 32);
+        assert_eq!(contract_dynamic_lds(&contract, 256, 32), 48);
+        assert_eq!(contract_dynamic_lds(&contract, 0, 64), 0);
+        assert_eq!(contract_dynamic_lds(&contract, 2048, 64), 0);
+        assert_eq!(contract_dynamic_lds(&LaunchContract::NONE, 256, 64), 0);
+        check(&contract, 64, 256, 32).unwrap();
+        check(&contract, 64, 256, 4096).unwrap();
+        assert_eq!(
+            check(&contract, 32, 256, 32).unwrap_err(),
+            "kernel contracted needs 48 bytes of dynamic LDS for a block of 256 work-items (wave 32), the launch gives 32: use `.with_dynamic_lds(kernel.dynamic_lds_for(block))`"
+        );
+    }
+
+    #[test]
+    fn a_declared_block_must_be_the_code_objects_required_one() {
+        let bounds = LaunchBounds {
+            max_threads: 1024,
+            min_waves_per_eu: 0,
+            max_waves_per_eu: 0,
+            allow_scratch: false,
+        };
+        let contract = LaunchContract {
+            block: Some([16, 4, 1]),
+            ..LaunchContract::NONE
+        };
+        let mut compiled = metadata(64);
+        assert_eq!(
+            check_bounds(&compiled, &bounds, &contract)
+                .unwrap_err()
+                .to_string(),
+            "kernel contracted is declared with block Some([16, 4, 1]) but its code object requires None: the code object is stale: rebuild it"
+        );
+        compiled.reqd_workgroup_size = Some([16, 4, 1]);
+        check_bounds(&compiled, &bounds, &contract).unwrap();
+        compiled.reqd_workgroup_size = Some([64, 1, 1]);
+        assert!(check_bounds(&compiled, &bounds, &contract).is_err());
+        check_bounds(&compiled, &bounds, &LaunchContract::NONE).unwrap();
+    }
 }

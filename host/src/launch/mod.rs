@@ -29,11 +29,15 @@
 //!   argument's kind (`global_buffer` for pointers, `by_value` for scalars, structs and
 //!   addresses passed as integers) and size; the
 //!   declaration's `max_threads` equals the code object's `.max_flat_workgroup_size` (else the
-//!   code object is stale);
+//!   code object is stale), and its required block (`block = ..`) equals the code object's
+//!   `.reqd_workgroup_size`;
 //! - every launch ([`check_launch`]): a non-zero grid and block in every dimension; the block
 //!   within the kernel's `.max_flat_workgroup_size`, the device's maximum and any
 //!   `.reqd_workgroup_size`; at most 2^32 - 1 work-items per dimension; static plus dynamic LDS
-//!   within the device's limit; every buffer on the stream's device.
+//!   within the device's limit; every buffer on the stream's device;
+//! - every typed launch ([`check_contract`]): the contract the kernel declares in `#[kernel]`:
+//!   a whole number of waves (`whole_waves`), a multiple of a block size (`block_multiple`), at
+//!   least the dynamic LDS it needs for the block (`dynamic_lds`).
 //!
 //! Why launching stays `unsafe`: a kernel reads and writes wherever its pointers and its
 //! scalar arguments lead it, and the host cannot see that. A wrong length argument makes a
@@ -53,7 +57,9 @@ mod config;
 mod kernarg;
 pub mod signature;
 
-pub use check::{LaunchError, check_bounds, check_launch, check_signature};
+pub use check::{
+    LaunchError, check_bounds, check_contract, check_launch, check_signature, contract_dynamic_lds,
+};
 pub use config::LaunchConfig;
 pub use kernarg::{HIP_GRID_DIMS, KernargSegment, explicit_size, hidden_arg_value, pack_kernarg};
 pub use signature::{
