@@ -219,19 +219,19 @@ fn layernorm<T: Float, const PACK: usize>(
 }
 
 /// RMSNorm of each row, f32; see the module docs.
-#[kernel(max_threads = 1024)]
+#[kernel(max_threads = 1024, whole_waves, dynamic_lds = |threads, wave| 4 * threads / wave)]
 pub fn rmsnorm_f32(x: *const f32, weight: *const f32, y: *mut f32, rows: u32, cols: u32, eps: f32) {
     rmsnorm::<f32, 4>(x, weight, y, rows, cols, eps);
 }
 
 /// RMSNorm of each row, f16; see the module docs.
-#[kernel(max_threads = 1024)]
+#[kernel(max_threads = 1024, whole_waves, dynamic_lds = |threads, wave| 4 * threads / wave)]
 pub fn rmsnorm_f16(x: *const f16, weight: *const f16, y: *mut f16, rows: u32, cols: u32, eps: f32) {
     rmsnorm::<f16, 8>(x, weight, y, rows, cols, eps);
 }
 
 /// RMSNorm of each row, bf16; see the module docs.
-#[kernel(max_threads = 1024)]
+#[kernel(max_threads = 1024, whole_waves, dynamic_lds = |threads, wave| 4 * threads / wave)]
 pub fn rmsnorm_bf16(
     x: *const bf16,
     weight: *const bf16,
@@ -244,7 +244,7 @@ pub fn rmsnorm_bf16(
 }
 
 /// LayerNorm of each row, f32; see the module docs.
-#[kernel(max_threads = 1024)]
+#[kernel(max_threads = 1024, whole_waves, dynamic_lds = |threads, wave| 4 * threads / wave)]
 pub fn layernorm_f32(
     x: *const f32,
     weight: *const f32,
@@ -258,7 +258,7 @@ pub fn layernorm_f32(
 }
 
 /// LayerNorm of each row, f16; see the module docs.
-#[kernel(max_threads = 1024)]
+#[kernel(max_threads = 1024, whole_waves, dynamic_lds = |threads, wave| 4 * threads / wave)]
 pub fn layernorm_f16(
     x: *const f16,
     weight: *const f16,
@@ -272,7 +272,7 @@ pub fn layernorm_f16(
 }
 
 /// LayerNorm of each row, bf16; see the module docs.
-#[kernel(max_threads = 1024)]
+#[kernel(max_threads = 1024, whole_waves, dynamic_lds = |threads, wave| 4 * threads / wave)]
 pub fn layernorm_bf16(
     x: *const bf16,
     weight: *const bf16,

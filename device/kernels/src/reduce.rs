@@ -16,7 +16,7 @@ use iron_intrinsics::{
 };
 
 /// `partials[g] = sum of the elements of x that workgroup g visits`; see the module docs.
-#[kernel(max_threads = 256)]
+#[kernel(max_threads = 256, whole_waves, dynamic_lds = |threads, wave| 4 * threads / wave)]
 pub fn sum_f32(x: *const f32, partials: *mut f32, n: u32) {
     let stride = grid_size_x();
     let mut i = global_id_x();

@@ -196,55 +196,55 @@ fn reduce_rows<T: Float, R: Reduction, const PACK: usize>(
 }
 
 /// Sum of each row of f32; see the module docs.
-#[kernel(max_threads = 1024)]
+#[kernel(max_threads = 1024, whole_waves, dynamic_lds = |threads, wave| 4 * threads / wave)]
 pub fn row_sum_f32(x: *const f32, out: *mut f32, rows: u32, cols: u32) {
     reduce_rows::<f32, Sum, 4>(x, out, rows, cols);
 }
 
 /// Sum of each row of f16, in f32; see the module docs.
-#[kernel(max_threads = 1024)]
+#[kernel(max_threads = 1024, whole_waves, dynamic_lds = |threads, wave| 4 * threads / wave)]
 pub fn row_sum_f16(x: *const f16, out: *mut f32, rows: u32, cols: u32) {
     reduce_rows::<f16, Sum, 8>(x, out, rows, cols);
 }
 
 /// Sum of each row of bf16, in f32; see the module docs.
-#[kernel(max_threads = 1024)]
+#[kernel(max_threads = 1024, whole_waves, dynamic_lds = |threads, wave| 4 * threads / wave)]
 pub fn row_sum_bf16(x: *const bf16, out: *mut f32, rows: u32, cols: u32) {
     reduce_rows::<bf16, Sum, 8>(x, out, rows, cols);
 }
 
 /// Maximum of each row of f32; see the module docs.
-#[kernel(max_threads = 1024)]
+#[kernel(max_threads = 1024, whole_waves, dynamic_lds = |threads, wave| 4 * threads / wave)]
 pub fn row_max_f32(x: *const f32, out: *mut f32, rows: u32, cols: u32) {
     reduce_rows::<f32, Max, 4>(x, out, rows, cols);
 }
 
 /// Maximum of each row of f16, as f32; see the module docs.
-#[kernel(max_threads = 1024)]
+#[kernel(max_threads = 1024, whole_waves, dynamic_lds = |threads, wave| 4 * threads / wave)]
 pub fn row_max_f16(x: *const f16, out: *mut f32, rows: u32, cols: u32) {
     reduce_rows::<f16, Max, 8>(x, out, rows, cols);
 }
 
 /// Maximum of each row of bf16, as f32; see the module docs.
-#[kernel(max_threads = 1024)]
+#[kernel(max_threads = 1024, whole_waves, dynamic_lds = |threads, wave| 4 * threads / wave)]
 pub fn row_max_bf16(x: *const bf16, out: *mut f32, rows: u32, cols: u32) {
     reduce_rows::<bf16, Max, 8>(x, out, rows, cols);
 }
 
 /// Index of the first maximum of each row of f32; see the module docs.
-#[kernel(max_threads = 1024)]
+#[kernel(max_threads = 1024, whole_waves, dynamic_lds = |threads, wave| 4 * threads / wave)]
 pub fn row_argmax_f32(x: *const f32, out: *mut u32, rows: u32, cols: u32) {
     reduce_rows::<f32, Argmax, 4>(x, out, rows, cols);
 }
 
 /// Index of the first maximum of each row of f16; see the module docs.
-#[kernel(max_threads = 1024)]
+#[kernel(max_threads = 1024, whole_waves, dynamic_lds = |threads, wave| 4 * threads / wave)]
 pub fn row_argmax_f16(x: *const f16, out: *mut u32, rows: u32, cols: u32) {
     reduce_rows::<f16, Argmax, 8>(x, out, rows, cols);
 }
 
 /// Index of the first maximum of each row of bf16; see the module docs.
-#[kernel(max_threads = 1024)]
+#[kernel(max_threads = 1024, whole_waves, dynamic_lds = |threads, wave| 4 * threads / wave)]
 pub fn row_argmax_bf16(x: *const bf16, out: *mut u32, rows: u32, cols: u32) {
     reduce_rows::<bf16, Argmax, 8>(x, out, rows, cols);
 }

@@ -152,13 +152,21 @@ unsafe fn look_back<T: WaveNum>(tiles: *mut u64, tile: u32, total: T) -> T {
 }
 
 /// Prefix sums of `x[0..n]` into `y` (wrapping); see the module docs.
-#[kernel(max_threads = 256)]
+#[kernel(
+    max_threads = 256,
+    whole_waves,
+    dynamic_lds = |threads, wave| 8 + 4 * threads / wave
+)]
 pub fn scan_u32(x: *const u32, y: *mut u32, n: u32, inclusive: u32, state: *mut u64) {
     scan(x, y, n, inclusive != 0, state);
 }
 
 /// Prefix sums of `x[0..n]` into `y`; see the module docs.
-#[kernel(max_threads = 256)]
+#[kernel(
+    max_threads = 256,
+    whole_waves,
+    dynamic_lds = |threads, wave| 8 + 4 * threads / wave
+)]
 pub fn scan_f32(x: *const f32, y: *mut f32, n: u32, inclusive: u32, state: *mut u64) {
     scan(x, y, n, inclusive != 0, state);
 }

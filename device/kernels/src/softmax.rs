@@ -146,19 +146,19 @@ fn softmax<T: Float, const PACK: usize>(x: *const T, y: *mut T, rows: u32, cols:
 }
 
 /// Softmax of each row, f32; see the module docs.
-#[kernel(max_threads = 1024)]
+#[kernel(max_threads = 1024, whole_waves, dynamic_lds = |threads, wave| 4 * threads / wave)]
 pub fn softmax_f32(x: *const f32, y: *mut f32, rows: u32, cols: u32) {
     softmax::<f32, 4>(x, y, rows, cols);
 }
 
 /// Softmax of each row, f16; see the module docs.
-#[kernel(max_threads = 1024)]
+#[kernel(max_threads = 1024, whole_waves, dynamic_lds = |threads, wave| 4 * threads / wave)]
 pub fn softmax_f16(x: *const f16, y: *mut f16, rows: u32, cols: u32) {
     softmax::<f16, 8>(x, y, rows, cols);
 }
 
 /// Softmax of each row, bf16; see the module docs.
-#[kernel(max_threads = 1024)]
+#[kernel(max_threads = 1024, whole_waves, dynamic_lds = |threads, wave| 4 * threads / wave)]
 pub fn softmax_bf16(x: *const bf16, y: *mut bf16, rows: u32, cols: u32) {
     softmax::<bf16, 8>(x, y, rows, cols);
 }

@@ -103,15 +103,10 @@ pub(crate) fn streaming(device: &DeviceProperties, work_items: usize) -> LaunchC
     LaunchConfig::new([workgroups, 1, 1], [STREAMING_BLOCK, 1, 1])
 }
 
-/// Dynamic LDS a workgroup reduction needs: one 4-byte slot per wave.
-pub(crate) fn reduction_lds(block: u32, wave: u32) -> u32 {
-    4 * block.div_ceil(wave)
-}
-
 /// The geometry of a row kernel over `rows` rows of `cols` elements: one workgroup per row, a
 /// 1-D block that is a multiple of the kernel's wave size, grown with the row (about
 /// [`ROW_ELEMENTS_PER_WORKITEM`] elements per work-item) up to the kernel's and the device's
-/// maximum, and the LDS of a workgroup reduction.
+/// maximum, and the dynamic LDS the kernel declares for that block.
 pub(crate) fn rows<F>(
     kernel: &TypedKernel<F>,
     device: &DeviceProperties,
@@ -124,7 +119,8 @@ pub(crate) fn rows<F>(
         .max_flat_workgroup_size
         .min(device.max_threads_per_block);
     let block = row_block(cols, wave, largest);
-    LaunchConfig::new([rows, 1, 1], [block, 1, 1]).with_dynamic_lds(reduction_lds(block, wave))
+    let block = [block, 1, 1];
+    LaunchConfig::new([rows, 1, 1], block).with_dynamic_lds(kernel.dynamic_lds_for(block))
 }
 
 /// The workgroup size of a row kernel for rows of `cols` elements: about
@@ -208,8 +204,6 @@ mod tests {
             "largest rounded down to whole waves"
         );
         assert_eq!(row_block(1 << 20, 64, 40), 64, "never below one wave");
-        assert_eq!(reduction_lds(1024, 64), 64);
-        assert_eq!(reduction_lds(96, 32), 12);
     }
 
     #[test]

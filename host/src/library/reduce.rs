@@ -3,7 +3,7 @@
 
 use super::Library;
 use super::error::LibraryError;
-use super::geometry::{STREAMING_BLOCK, check_holds, reduction_lds, streaming, to_u32};
+use super::geometry::{STREAMING_BLOCK, check_holds, streaming, to_u32};
 use crate::device::{DeviceBuffer, Stream};
 use crate::launch::LaunchConfig;
 
@@ -31,9 +31,9 @@ impl Library {
         check_holds(OP, "x", x, "n", n)?;
         check_holds(OP, "total", total, "", 1)?;
         let kernel = &self.kernels.streaming.sum;
-        let wave = kernel.kernel().metadata().wavefront_size;
-        let one_workgroup = LaunchConfig::new([1, 1, 1], [STREAMING_BLOCK, 1, 1])
-            .with_dynamic_lds(reduction_lds(STREAMING_BLOCK, wave));
+        let block = [STREAMING_BLOCK, 1, 1];
+        let one_workgroup =
+            LaunchConfig::new([1, 1, 1], block).with_dynamic_lds(kernel.dynamic_lds_for(block));
         if n <= SINGLE_PASS_MAX {
             // SAFETY: sum_f32 reads x[0..n] with the grid's work-items (n + 256 stays far below
             // 2^32, so its indices do not wrap) and writes total[workgroup] for its one

@@ -6,7 +6,7 @@ use iron_kernels::scan::{self, ITEMS};
 
 use super::Library;
 use super::error::LibraryError;
-use super::geometry::{check_holds, reduction_lds, to_u32};
+use super::geometry::{check_holds, to_u32};
 use crate::device::{DeviceBuffer, DeviceError, Module, Stream, TypedKernel};
 use crate::launch::LaunchConfig;
 
@@ -111,10 +111,10 @@ impl Library {
             return Ok(());
         }
         let kernel = T::kernel(&self.kernels.scan);
-        let wave = kernel.kernel().metadata().wavefront_size;
         let tiles = count.div_ceil(TILE);
-        let config = LaunchConfig::new([tiles, 1, 1], [SCAN_BLOCK, 1, 1])
-            .with_dynamic_lds(8 + reduction_lds(SCAN_BLOCK, wave));
+        let block = [SCAN_BLOCK, 1, 1];
+        let config =
+            LaunchConfig::new([tiles, 1, 1], block).with_dynamic_lds(kernel.dynamic_lds_for(block));
         let mut state = DeviceBuffer::<u64>::alloc(self.device(), 1 + tiles as usize)?;
         stream.zero(&mut state)?;
         let inclusive = u32::from(kind == ScanKind::Inclusive);
