@@ -168,46 +168,46 @@ unsafe fn gemm_half<I: Mma, O: Float>(
     }
 }
 
-/// Declares a 16-bit GEMM kernel.
-macro_rules! half_kernel {
-    ($name:ident, $t:ident, $core:ident, $out:ident) => {
-        #[doc = concat!("`C = alpha * A B + beta * C (+ bias)`, A and B ", stringify!($t), ", C ", stringify!($out), "; see the module docs.")]
-        #[kernel(max_threads = 256)]
-        pub fn $name(
-            a: *const $t,
-            b: *const $t,
-            c: *mut $out,
-            bias: *const f32,
-            alpha: f32,
-            beta: f32,
-            m: u32,
-            n: u32,
-            k: u32,
-            flags: u32,
-        ) {
-            // SAFETY: the launch follows the module's contract.
-            unsafe {
-                gemm_half::<$core, $out>(
-                    a as *const u16,
-                    b as *const u16,
-                    c,
-                    bias,
-                    alpha,
-                    beta,
-                    (m, n, k),
-                    flags,
-                )
-            };
-        }
+/// `C = alpha * A B + beta * C (+ bias)`, A and B `T` (multiplied by the gfx's matrix
+/// instruction `I` for `T`), C `O`; see the module docs.
+#[kernel(
+    block = 256,
+    instances = [
+        gemm_bf16_f32<bf16, Bf16Core, f32>,
+        gemm_bf16_bf16<bf16, Bf16Core, bf16>,
+        gemm_bf16_f16<bf16, Bf16Core, f16>,
+        gemm_f16_f32<f16, F16Core, f32>,
+        gemm_f16_bf16<f16, F16Core, bf16>,
+        gemm_f16_f16<f16, F16Core, f16>,
+    ]
+)]
+#[allow(clippy::too_many_arguments, reason = "a GEMM kernel's arguments")]
+pub fn gemm_16bit<T, I: Mma, O: Float>(
+    a: *const T,
+    b: *const T,
+    c: *mut O,
+    bias: *const f32,
+    alpha: f32,
+    beta: f32,
+    m: u32,
+    n: u32,
+    k: u32,
+    flags: u32,
+) {
+    // SAFETY: the launch follows the module's contract.
+    unsafe {
+        gemm_half::<I, O>(
+            a as *const u16,
+            b as *const u16,
+            c,
+            bias,
+            alpha,
+            beta,
+            (m, n, k),
+            flags,
+        )
     };
 }
-
-half_kernel!(gemm_bf16_f32, bf16, Bf16Core, f32);
-half_kernel!(gemm_bf16_bf16, bf16, Bf16Core, bf16);
-half_kernel!(gemm_bf16_f16, bf16, Bf16Core, f16);
-half_kernel!(gemm_f16_f32, f16, F16Core, f32);
-half_kernel!(gemm_f16_bf16, f16, F16Core, bf16);
-half_kernel!(gemm_f16_f16, f16, F16Core, f16);
 
 /// Bytes per row of an FP8 K tile.
 #[cfg(all(
