@@ -28,7 +28,7 @@
 )]
 #![cfg_attr(
     target_arch = "amdgpu",
-    feature(repr_simd, simd_ffi, abi_unadjusted, f16)
+    feature(repr_simd, simd_ffi, abi_unadjusted, f16, ffi_const)
 )]
 #![cfg_attr(target_arch = "amdgpu", allow(internal_features))]
 

@@ -7,7 +7,7 @@ use crate::scratch::{self, ScratchCause};
 use crate::spec::write_spec;
 use crate::target::Target;
 use crate::toolchain::{Tools, run};
-use crate::{atomics, fences};
+use crate::{atomics, fences, static_lds};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
@@ -195,6 +195,8 @@ pub fn compile(
         post_lto::apply_launch_bounds(&ir).map_err(|e| Error::new(format!("{target}: {e}")))?;
     let patched = fences::apply_fences(&patched)
         .and_then(|ir| atomics::apply_atomics(&ir))
+        .and_then(|ir| static_lds::apply_static_lds(&ir))
+        .and_then(|ir| static_lds::infer_lds_accesses(tools, ir, &out_dir))
         .map_err(|e| Error::new(format!("{target}: {e}")))?;
     post_lto::compile_and_link(tools, target, &patched, &out_dir)
         .map_err(|e| Error::new(format!("{target}: compiling the post-LTO module: {e}")))?;

@@ -41,6 +41,7 @@ mod resources;
 mod scratch;
 mod script;
 mod spec;
+mod static_lds;
 mod target;
 mod toolchain;
 

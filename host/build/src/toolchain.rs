@@ -30,6 +30,8 @@ pub struct Tools {
     pub llvm_dis: PathBuf,
     /// LLVM's static compiler (IR to an AMDGPU object).
     pub llc: PathBuf,
+    /// LLVM's optimizer (runs single IR passes on the post-LTO module).
+    pub opt: PathBuf,
     /// The linker rustc ships.
     pub rust_lld: PathBuf,
     /// The toolchain's sysroot.
@@ -108,6 +110,7 @@ impl Tools {
         Ok(Tools {
             llvm_dis: tool("llvm-dis")?,
             llc: tool("llc")?,
+            opt: tool("opt")?,
             rust_lld: tool("rust-lld")?,
             cargo,
             rustc,
