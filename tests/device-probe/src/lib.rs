@@ -5,4 +5,6 @@
 #![no_std]
 #![cfg_attr(target_arch = "amdgpu", feature(abi_gpu_kernel))]
 
+pub mod generic;
 pub mod half;
+pub mod lds;
