@@ -2,8 +2,10 @@
 //! through their typed declarations, and the CPU's answers to check them against.
 
 use iron::{Device, DeviceBuffer, LaunchConfig, Module};
+use iron_intrinsics::half::f16;
+use iron_intrinsics::launch::KernelDecl;
 use walkthrough_kernels::normalize_rows::normalize_rows_f32;
-use walkthrough_kernels::scale::scale_f32;
+use walkthrough_kernels::scale::{scale_f16, scale_f32};
 
 /// The kernels, compiled by `build.rs` for every gfx; a device loads the code object of its own.
 pub static KERNELS: &[u8] = iron::include_kernels!();
@@ -16,17 +18,31 @@ pub fn load(device: &Device) -> Result<Module, Error> {
     Ok(device.load_module(KERNELS)?)
 }
 
-/// `a * x` on the module's device, with `scale_f32`.
-pub fn scale(module: &Module, a: f32, x: &[f32]) -> Result<Vec<f32>, Error> {
+/// An element type of `scale`: its instance of the generic kernel.
+pub trait Element: bytemuck::Pod {
+    /// `scale_f32` or `scale_f16`.
+    const SCALE: KernelDecl<fn(f32, *const Self, *mut Self, u32)>;
+}
+
+impl Element for f32 {
+    const SCALE: KernelDecl<fn(f32, *const f32, *mut f32, u32)> = scale_f32;
+}
+
+impl Element for f16 {
+    const SCALE: KernelDecl<fn(f32, *const f16, *mut f16, u32)> = scale_f16;
+}
+
+/// `a * x` on the module's device, with the instance of `scale` for `T`.
+pub fn scale<T: Element>(module: &Module, a: f32, x: &[T]) -> Result<Vec<T>, Error> {
     let device = module.device();
-    // The typed kernel: its signature is `fn(f32, *const f32, *mut f32, u32)`, so the launch
-    // takes `(f32, &DeviceBuffer<f32>, &mut DeviceBuffer<f32>, u32)` and nothing else.
-    let kernel = module.kernel(scale_f32)?;
+    // The typed kernel: for f32 its signature is `fn(f32, *const f32, *mut f32, u32)`, so the
+    // launch takes `(f32, &DeviceBuffer<f32>, &mut DeviceBuffer<f32>, u32)` and nothing else.
+    let kernel = module.kernel(T::SCALE)?;
     let x_device = DeviceBuffer::from_slice(device, x)?;
-    let mut y_device = DeviceBuffer::<f32>::alloc(device, x.len())?;
+    let mut y_device = DeviceBuffer::<T>::alloc(device, x.len())?;
     let n = u32::try_from(x.len())?;
     let config = LaunchConfig::for_elements(x.len(), 256);
-    // SAFETY: scale_f32 touches elements 0..n of x and y, and both hold n.
+    // SAFETY: scale touches elements 0..n of x and y, and both hold n.
     unsafe {
         device
             .default_stream()
@@ -36,7 +52,8 @@ pub fn scale(module: &Module, a: f32, x: &[f32]) -> Result<Vec<f32>, Error> {
 }
 
 /// Every `cols`-long row of `x` scaled to unit length with `normalize_rows_f32`, one workgroup
-/// of `block` work-items per row (`block` a multiple of the code object's wave size).
+/// of `block` work-items per row (`block` a multiple of the code object's wave size, which the
+/// launch checks).
 pub fn normalize_rows(
     module: &Module,
     x: &[f32],
@@ -46,12 +63,9 @@ pub fn normalize_rows(
 ) -> Result<Vec<f32>, Error> {
     let device = module.device();
     let kernel = module.kernel(normalize_rows_f32)?;
-    // The wave size the code object was built for: 64 on CDNA, 32 or 64 on RDNA.
-    let wave = kernel.kernel().metadata().wavefront_size;
-    if cols == 0 || !x.len().is_multiple_of(cols) || !block.is_multiple_of(wave) {
+    if cols == 0 || !x.len().is_multiple_of(cols) {
         return Err(format!(
-            "normalize_rows: {} elements are not rows of {cols}, or a block of {block} is not \
-             whole waves of {wave}",
+            "normalize_rows: {} elements are not rows of {cols}",
             x.len()
         )
         .into());
@@ -59,11 +73,10 @@ pub fn normalize_rows(
     let rows = u32::try_from(x.len() / cols)?;
     let x_device = DeviceBuffer::from_slice(device, x)?;
     let mut y_device = DeviceBuffer::<f32>::alloc(device, x.len())?;
-    // One f32 of dynamic LDS per wave, for the waves' partial sums.
-    let config = LaunchConfig::new([rows, 1, 1], [block, 1, 1]).with_dynamic_lds(4 * block / wave);
+    let config = LaunchConfig::new([rows, 1, 1], [block, 1, 1]);
     let cols = u32::try_from(cols)?;
     // SAFETY: workgroup r reads x and writes y in row r, inside rows * cols elements, which
-    // both buffers hold; the LDS holds one f32 per wave of the whole-wave workgroup.
+    // both buffers hold.
     unsafe {
         device
             .default_stream()

@@ -4,6 +4,7 @@
 use iron::Module;
 use iron::code_object::{Bundle, CodeObject};
 use iron::emulator::Emulator;
+use iron_intrinsics::half::f16;
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use walkthrough_host::{KERNELS, load};
@@ -65,6 +66,19 @@ fn normalize_rows_matches_its_oracle_on_every_target() {
     }
 }
 
+/// `p` (an f32 times an f16, exact in f64) rounded once to the nearest f16, ties to even: via
+/// f32 rounded to odd, which keeps the sticky bit so that the f16 rounding is the only one.
+fn round_once(p: f64) -> f16 {
+    let mut t = p as f32;
+    if f64::from(t).abs() > p.abs() {
+        t = f32::from_bits(t.to_bits() - 1);
+    }
+    if f64::from(t) != p {
+        t = f32::from_bits(t.to_bits() | 1);
+    }
+    f16::from_f32(t)
+}
+
 #[test]
 fn scale_matches_its_oracle_on_every_target() {
     let mut rng = StdRng::seed_from_u64(0x5ca1e);
@@ -77,6 +91,23 @@ fn scale_matches_its_oracle_on_every_target() {
             // One f32 multiplication: the device must round exactly as the CPU does.
             let want: Vec<f32> = x.iter().map(|v| a * v).collect();
             assert_eq!(got, want, "{build}: n = {n}");
+            // The f16 instance: every bit pattern is a possible input, NaNs included.
+            let x: Vec<f16> = (0..n).map(|_| f16::from_bits(rng.random())).collect();
+            let got =
+                walkthrough_host::scale(&module, a, &x).unwrap_or_else(|e| panic!("{build}: {e}"));
+            for (i, (&g, &v)) in got.iter().zip(&x).enumerate() {
+                // The f32 product rounded to f16, as the source says; or what LLVM compiles it
+                // to on every gfx here, `v_fma_mixlo_f16(a, x, +0)`: the exact product plus +0,
+                // rounded once. The two differ by one ulp when the f32 product falls on an f16
+                // tie, and in the sign of a zero product (-0 + +0 is +0).
+                let twice = f16::from_f32(a * v.to_f32());
+                let once = round_once(f64::from(a) * f64::from(v.to_f32()) + 0.0);
+                let same = |w: f16| g.to_bits() == w.to_bits() || g.is_nan() && w.is_nan();
+                assert!(
+                    same(twice) || same(once),
+                    "{build}: n = {n}: y[{i}] = {g}, want {twice} or {once} (a = {a:e}, x = {v})"
+                );
+            }
         }
     }
 }
@@ -84,7 +115,13 @@ fn scale_matches_its_oracle_on_every_target() {
 #[test]
 fn the_kernels_keep_their_declared_resources() {
     for (build, module) in modules() {
-        for (name, max_threads) in [("scale_f32", 256), ("normalize_rows_f32", 1024)] {
+        let wave = module.kernels()[0].metadata().wavefront_size;
+        // normalize_rows_f32's static array: one f32 per wave of its largest workgroup.
+        for (name, max_threads, lds) in [
+            ("scale_f32", 256, 0),
+            ("scale_f16", 256, 0),
+            ("normalize_rows_f32", 1024, 4 * 1024 / wave),
+        ] {
             let metadata = module.kernel_by_name(name).unwrap().metadata().clone();
             assert_eq!(
                 metadata.max_flat_workgroup_size, max_threads,
@@ -95,7 +132,7 @@ fn the_kernels_keep_their_declared_resources() {
                 "{build} {name}: scratch"
             );
             assert_eq!(
-                metadata.group_segment_fixed_size, 0,
+                metadata.group_segment_fixed_size, lds,
                 "{build} {name}: static LDS"
             );
         }
@@ -104,6 +141,14 @@ fn the_kernels_keep_their_declared_resources() {
         assert_eq!(
             error.to_string(),
             "block of 2048 exceeds normalize_rows_f32's declared maximum of 1024",
+            "{build}"
+        );
+        let error = walkthrough_host::normalize_rows(&module, &x, 8, 48, 0.0).unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            format!(
+                "kernel normalize_rows_f32 runs whole waves only: a block of 48 work-items is not a multiple of the wave size {wave}"
+            ),
             "{build}"
         );
     }

@@ -1,5 +1,5 @@
 //! The kernels of the walkthrough (`docs/walkthrough.md`): a first kernel and a row
-//! normalization with wave reductions and dynamic LDS.
+//! normalization with wave reductions and static LDS.
 #![no_std]
 #![cfg_attr(target_arch = "amdgpu", feature(abi_gpu_kernel))]
 

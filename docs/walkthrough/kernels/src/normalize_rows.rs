@@ -1,5 +1,5 @@
 //! A row reduction: each workgroup scales one row to unit length, summing the squares of the
-//! row with wave reductions and a little dynamic LDS.
+//! row with wave reductions and a small static LDS array.
 
 use iron_intrinsics::kernel;
 #[cfg(target_arch = "amdgpu")]
@@ -16,9 +16,10 @@ use iron_intrinsics::{
 /// `y[r][c] = x[r][c] / sqrt(eps + sum_j x[r][j]^2)` for `x` and `y` row-major
 /// `[rows, cols]`.
 ///
-/// Launch: one workgroup per row (`grid = rows`); a workgroup size that is a multiple of the
-/// wave size, at most 1024; dynamic LDS of 4 bytes per wave (`4 * workgroup_size / WAVE`).
-#[kernel(max_threads = 1024)]
+/// Launch: one workgroup per row (`grid = rows`) of whole waves (`whole_waves`: the launch
+/// refuses any other), at most 1024 work-items. No dynamic LDS: the waves' partial sums are a
+/// static array, sized for the largest workgroup.
+#[kernel(max_threads = 1024, whole_waves)]
 pub fn normalize_rows_f32(x: *const f32, y: *mut f32, cols: u32, eps: f32) {
     let row = workgroup_id_x() as usize * cols as usize;
     let threads = workgroup_size_x();
@@ -38,16 +39,16 @@ pub fn normalize_rows_f32(x: *const f32, y: *mut f32, cols: u32, eps: f32) {
 
     // 3. The waves meet in LDS: lane 0 of each wave stores its total, and after the barrier
     //    every work-item adds the totals up, in the same order, to the same result.
-    let partials = lds::dynamic::<f32>();
+    let partials = lds::array!([f32; 1024 / WAVE as usize]);
     if lane_id() == 0 {
-        // SAFETY: the launch reserves one f32 per wave, and wave_id() < threads / WAVE.
-        unsafe { *partials.add(wave_id() as usize) = wave_sum };
+        // SAFETY: only this wave's lane 0 writes slot wave_id() (< 1024 / WAVE).
+        unsafe { partials.write(wave_id() as usize, wave_sum) };
     }
     workgroup_barrier();
     let mut total = 0.0f32;
     for w in 0..threads / WAVE {
-        // SAFETY: w < threads / WAVE, a slot the barrier made visible.
-        total += unsafe { *partials.add(w as usize) };
+        // SAFETY: w < threads / WAVE, a slot written before the barrier.
+        total += unsafe { partials.read(w as usize) };
     }
 
     // 4. Every work-item scales the elements it read.
