@@ -2,6 +2,7 @@
 //! build manifest.
 
 pub mod devices;
+pub mod fixtures;
 pub mod oracle;
 
 use std::path::PathBuf;

@@ -9,25 +9,12 @@
 //! The code objects come from `cargo xtask test`: `$IRON_EMU_TEST_OBJECTS/device-probe/<build>/
 //! kernels.co`, so this test is ignored under plain `cargo test`.
 
-use std::path::PathBuf;
-
-use iron::emulator::Emulator;
 use iron::launch::LaunchArg;
 use iron::{Device, DeviceBuffer, LaunchConfig, Module};
 use iron_intrinsics::half::f16;
+use iron_tests::fixtures::{self, EMULATED_BUILDS as BUILDS};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
-
-/// Every build of the fixture.
-const BUILDS: [&str; 7] = [
-    "gfx90a",
-    "gfx942",
-    "gfx950",
-    "gfx1100",
-    "gfx1201",
-    "gfx1100-w64",
-    "gfx1201-w64",
-];
 
 /// Elements after the end of every output that must stay untouched.
 const GUARD: usize = 8;
@@ -37,16 +24,7 @@ const COUNTS: [usize; 6] = [0, 1, 31, 65, 257, 1000];
 
 /// Loads the fixture for `build` (`<gfx>` or `<gfx>-w64`).
 fn load(build: &str) -> (Device, Module) {
-    let dir = std::env::var_os("IRON_EMU_TEST_OBJECTS").expect(
-        "IRON_EMU_TEST_OBJECTS is not set: `cargo xtask test` builds tests/device-probe there",
-    );
-    let path = PathBuf::from(dir).join(format!("device-probe/{build}/kernels.co"));
-    let image =
-        std::fs::read(&path).unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
-    let gfx = build.split('-').next().unwrap_or(build);
-    let device = Emulator::new(gfx).unwrap().device();
-    let module = device.load_module(&image).unwrap();
-    (device, module)
+    fixtures::load("device-probe", build)
 }
 
 /// Runs `kernel(x, y, n)` over `x` with 64-work-item workgroups into a buffer poisoned with

@@ -15,25 +15,13 @@ use std::collections::BTreeSet;
 use std::fmt::Debug;
 use std::num::FpCategory;
 use std::ops::{Add, Div, Mul, Neg, Sub};
-use std::path::PathBuf;
 
-use iron::emulator::Emulator;
 use iron::launch::LaunchArg;
 use iron::{Device, DeviceBuffer, LaunchConfig, Module};
 use iron_intrinsics::half::{bf16, f16};
+use iron_tests::fixtures::{self, EMULATED_BUILDS as BUILDS};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
-
-/// Every build of the fixture.
-const BUILDS: [&str; 7] = [
-    "gfx90a",
-    "gfx942",
-    "gfx950",
-    "gfx1100",
-    "gfx1201",
-    "gfx1100-w64",
-    "gfx1201-w64",
-];
 
 /// Elements after the end of every output that must stay untouched.
 const GUARD: usize = 16;
@@ -375,15 +363,7 @@ impl Probe {
     /// Loads build `build` (`<gfx>` or `<gfx>-w64`) and checks it holds every `half`
     /// kernel of both types.
     fn load(build: &'static str) -> Probe {
-        let dir = std::env::var_os("IRON_EMU_TEST_OBJECTS").expect(
-            "IRON_EMU_TEST_OBJECTS is not set: `cargo xtask test` builds tests/device-probe there",
-        );
-        let path = PathBuf::from(dir).join(format!("device-probe/{build}/kernels.co"));
-        let image =
-            std::fs::read(&path).unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
-        let gfx = build.split('-').next().unwrap_or(build);
-        let device = Emulator::new(gfx).unwrap().device();
-        let module = device.load_module(&image).unwrap();
+        let (device, module) = fixtures::load("device-probe", build);
         let present: BTreeSet<String> = module
             .kernels()
             .iter()

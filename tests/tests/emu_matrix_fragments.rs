@@ -20,10 +20,10 @@ use iron::library::quant::{
     E2M1, E2M3, E3M2, E4M3Fn, E4M3Fnuz, E5M2, E5M2Fnuz, E8M0, ElementFormat,
 };
 use iron::{Device, LaunchConfig};
+use iron_tests::fixtures;
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use std::collections::BTreeSet;
-use std::path::PathBuf;
 
 /// The CDNA builds of the fixture.
 const CDNA_BUILDS: [&str; 3] = ["gfx90a", "gfx942", "gfx950"];
@@ -251,15 +251,6 @@ impl Operands {
     }
 }
 
-/// The fixture's code object for build `build`.
-fn code_object(build: &str) -> Vec<u8> {
-    let dir = std::env::var_os("IRON_EMU_TEST_OBJECTS").expect(
-        "IRON_EMU_TEST_OBJECTS is not set: `cargo xtask test` builds tests/matrix-probe there",
-    );
-    let path = PathBuf::from(dir).join(format!("matrix-probe/{build}/kernels.co"));
-    std::fs::read(&path).unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()))
-}
-
 /// Runs `probe` once on `device` (one wave of `wave` lanes) and returns D (`[m][m]` row-major).
 fn run_probe(
     (device, wave): (&Device, u32),
@@ -314,7 +305,9 @@ fn check_build(build: &str) {
     let gfx = build.split('-').next().unwrap_or(build);
     let emulator = Emulator::new(gfx).unwrap();
     let device = emulator.device();
-    let module = device.load_module(&code_object(build)).unwrap();
+    let module = device
+        .load_module(&fixtures::code_object("matrix-probe", build))
+        .unwrap();
     let wave = module.code_object().kernels()[0].metadata().wavefront_size;
     let present: BTreeSet<String> = module
         .kernels()

@@ -8,24 +8,11 @@
 //! The code objects come from `cargo xtask test`: `$IRON_EMU_TEST_OBJECTS/device-probe/<build>/
 //! kernels.co`, so this test is ignored under plain `cargo test`.
 
-use std::path::PathBuf;
-
-use iron::emulator::Emulator;
 use iron::launch::LaunchArg;
 use iron::{DeviceBuffer, LaunchConfig};
+use iron_tests::fixtures::{self, EMULATED_BUILDS as BUILDS};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
-
-/// Every build of the fixture.
-const BUILDS: [&str; 7] = [
-    "gfx90a",
-    "gfx942",
-    "gfx950",
-    "gfx1100",
-    "gfx1201",
-    "gfx1100-w64",
-    "gfx1201-w64",
-];
 
 /// Work-items per workgroup of `reverse_blocks`, and elements per slice.
 const BLOCK: usize = 256;
@@ -52,15 +39,7 @@ fn oracle(x: &[f32]) -> Vec<f32> {
 fn static_arrays_and_dynamic_lds_are_distinct_and_carried_by_the_code_object() {
     let mut rng = StdRng::seed_from_u64(0x1d5_57a7);
     for build in BUILDS {
-        let dir = std::env::var_os("IRON_EMU_TEST_OBJECTS").expect(
-            "IRON_EMU_TEST_OBJECTS is not set: `cargo xtask test` builds tests/device-probe there",
-        );
-        let path = PathBuf::from(dir).join(format!("device-probe/{build}/kernels.co"));
-        let image =
-            std::fs::read(&path).unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
-        let gfx = build.split('-').next().unwrap_or(build);
-        let device = Emulator::new(gfx).unwrap().device();
-        let module = device.load_module(&image).unwrap();
+        let (device, module) = fixtures::load("device-probe", build);
         let kernel = module.kernel_by_name("reverse_blocks").unwrap();
         assert_eq!(
             kernel.metadata().group_segment_fixed_size,
