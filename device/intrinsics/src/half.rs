@@ -1,8 +1,8 @@
 //! The 16-bit float formats kernels keep in memory, as types with arithmetic and as conversions
 //! on bit patterns: f16 (IEEE 754 binary16) and bf16 (bfloat16, the top half of an f32).
 //!
-//! [`f16`] and [`bf16`] are the `half` crate's types on the host and `u16` newtypes with the
-//! same API subset on the GPU (bit patterns, f32 conversions, the constants, the predicates,
+//! [`f16`](struct@f16) and [`bf16`] are the `half` crate's types on the host and `u16` newtypes
+//! with the same API subset on the GPU (bit patterns, f32 conversions, the constants, the predicates,
 //! `+ - * /` and negation with their assigning and by-reference forms, IEEE comparisons,
 //! `min`/`max`, `total_cmp`, `Default`, `Debug`), so one kernel source compiles for both and
 //! host code launches kernels with `half`'s slices. On the GPU arithmetic is one f32 operation
