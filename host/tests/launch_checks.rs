@@ -15,6 +15,13 @@ use iron_kernels::reduce::sum_f32;
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 
+/// The metadata arguments of the library's `sum_f32` (`x`, `partials`, `n`).
+const SUM_F32_ARGS: &[(u32, u32, &str, &str)] = &[
+    (0, 8, "global_buffer", "x"),
+    (8, 8, "global_buffer", "partials"),
+    (16, 4, "by_value", "n"),
+];
+
 /// A gfx950 object holding `add_f32` with the library's signature and v5 hidden arguments.
 fn add_f32_object() -> Vec<u8> {
     code_object(vec![kernel_spec("add_f32", ADD_F32_ARGS, true, 256)])
@@ -135,16 +142,7 @@ fn every_library_signature_resolves_against_matching_metadata() {
             false,
             256,
         ),
-        kernel_spec(
-            "sum_f32",
-            &[
-                (0, 8, "global_buffer", "x"),
-                (8, 8, "global_buffer", "partials"),
-                (16, 4, "by_value", "n"),
-            ],
-            false,
-            256,
-        ),
+        kernel_spec("sum_f32", SUM_F32_ARGS, false, 256),
     ]);
     let module = device.load_module(&object).unwrap();
     let fill = module.kernel(fill_u32).unwrap();
@@ -186,16 +184,7 @@ fn every_library_signature_resolves_against_matching_metadata() {
 #[test]
 fn a_kernels_declared_contract_is_checked_at_every_typed_launch() {
     let (device, backend) = fake_device("gfx950");
-    let spec = kernel_spec(
-        "sum_f32",
-        &[
-            (0, 8, "global_buffer", "x"),
-            (8, 8, "global_buffer", "partials"),
-            (16, 4, "by_value", "n"),
-        ],
-        false,
-        256,
-    );
+    let spec = kernel_spec("sum_f32", SUM_F32_ARGS, false, 256);
     let module = device.load_module(&code_object(vec![spec])).unwrap();
     let sum = module.kernel(sum_f32).unwrap();
     // One f32 per wave of 64.
