@@ -24,6 +24,10 @@ use iron_emu::{CodeId, Counters, Dispatch, EmuError, Fault, Gpu, Target};
 
 pub use iron_emu::{Checks, Schedule};
 
+mod printing;
+
+pub use printing::{MIN_PRINT_BUFFER_BYTES, PrintSink};
+
 use crate::code_object::{CodeObject, TargetId};
 use crate::device::{
     Backend, BackendError, Device, DeviceAddress, DeviceError, DeviceProperties, EventHandle,
@@ -202,6 +206,35 @@ impl Emulator {
         self.backend.lock().trace = Some(sink);
     }
 
+    /// Sends what the following dispatches print (`iron_intrinsics::print!`, or `printf` in a
+    /// HIP kernel) to `sink`, one call per dispatch that printed, instead of to stdout.
+    ///
+    /// # Example
+    /// ```
+    /// use iron::emulator::Emulator;
+    /// use std::sync::{Arc, Mutex};
+    ///
+    /// let emulator = Emulator::new("gfx950")?;
+    /// let printed = Arc::new(Mutex::new(String::new()));
+    /// let into = Arc::clone(&printed);
+    /// emulator.set_print_sink(Box::new(move |text| into.lock().unwrap().push_str(text)));
+    /// // ... launch kernels that print; then `printed` holds their output.
+    /// # Ok::<(), iron::DeviceError>(())
+    /// ```
+    pub fn set_print_sink(&self, sink: PrintSink) {
+        self.backend.lock().printer.set_sink(sink);
+    }
+
+    /// Sets the size of the printf buffer a dispatch that prints gets (by default
+    /// [`DEFAULT_BUFFER_BYTES`](crate::print::DEFAULT_BUFFER_BYTES), at least
+    /// [`MIN_PRINT_BUFFER_BYTES`]). When it fills, the device drops output and prints a line
+    /// saying so.
+    pub fn set_print_buffer_bytes(&self, bytes: usize) {
+        let mut s = self.backend.lock();
+        let state = &mut *s;
+        state.printer.set_bytes(&mut state.gpu, bytes);
+    }
+
     /// The counters of every dispatch since the last call, in launch order, with the kernel's
     /// name.
     pub fn take_counters(&self) -> Vec<(String, Counters)> {
@@ -248,6 +281,7 @@ struct State {
     next_handle: u64,
     dispatches: Vec<(String, Counters)>,
     trace: Option<TraceSink>,
+    printer: printing::Printer,
 }
 
 /// The [`Backend`] over an `iron_emu::Gpu`.
@@ -270,6 +304,7 @@ impl EmulatorBackend {
                 next_handle: 1,
                 dispatches: Vec::new(),
                 trace: None,
+                printer: printing::Printer::new(),
             }),
         }
     }
@@ -615,7 +650,8 @@ impl Backend for EmulatorBackend {
     unsafe fn launch(&self, launch: &KernelLaunch<'_>) -> Result<(), BackendError> {
         let mut s = self.lock();
         s.check_stream("launch", launch.stream)?;
-        let loaded = s
+        let state = &mut *s;
+        let loaded = state
             .modules
             .get(&launch.module.0)
             .ok_or(BackendError::BadHandle {
@@ -629,20 +665,24 @@ impl Backend for EmulatorBackend {
             .map_err(|e| memory_failure("launch", e))?;
         let descriptor = iron_emu::KernelDescriptor::from_bytes(&kernel.descriptor().to_bytes())
             .ok_or_else(|| memory_failure("launch", "unreadable kernel descriptor"))?;
-        let buffers = passed_buffers(launch.kernarg, loaded.base);
+        let mut kernarg = launch.kernarg.to_vec();
+        let print_buffer = state
+            .printer
+            .prepare(&mut state.gpu, kernel.metadata(), &mut kernarg)
+            .map_err(|e| memory_failure("launch", e))?;
+        let buffers = passed_buffers(&kernarg, loaded.base);
         let dispatch = Dispatch {
             kernel_name: launch.kernel,
             code: loaded.code,
             entry: loaded.base + kernel.entry_address(),
             descriptor,
-            kernarg: launch.kernarg,
+            kernarg: &kernarg,
             grid: launch.grid,
             workgroup_size: launch.block,
             dynamic_lds: launch.dynamic_lds,
             buffers: Some(&buffers),
         };
         let target = self.target;
-        let state = &mut *s;
         let result = match state.trace.as_mut() {
             Some(sink) => state.gpu.dispatch_traced(&dispatch, &mut |event| {
                 let [x, y, z] = event.workgroup;
@@ -656,9 +696,14 @@ impl Backend for EmulatorBackend {
             }),
             None => state.gpu.dispatch(&dispatch),
         };
+        if let Some(buffer) = print_buffer {
+            state
+                .printer
+                .finish(&state.gpu, buffer, loaded.code_object.printf_formats());
+        }
         match result {
             Ok(counters) => {
-                s.dispatches.push((launch.kernel.to_string(), counters));
+                state.dispatches.push((launch.kernel.to_string(), counters));
                 Ok(())
             }
             Err(EmuError::Execution {

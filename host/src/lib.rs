@@ -40,6 +40,7 @@ pub mod emulator;
 pub mod hip;
 pub mod launch;
 pub mod library;
+pub mod print;
 
 pub use device::{
     Backend, BackendError, Device, DeviceBuffer, DeviceError, DeviceProperties, Event, Kernel,

@@ -32,8 +32,12 @@
 )]
 #![cfg_attr(target_arch = "amdgpu", allow(internal_features))]
 
+#[cfg(test)]
+extern crate std;
+
 pub mod half;
 pub mod launch;
+pub mod print;
 pub mod target;
 
 #[cfg(target_arch = "amdgpu")]

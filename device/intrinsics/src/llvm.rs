@@ -20,6 +20,17 @@ unsafe extern "C" {
     pub fn s_wait_storecnt(imm: i16);
 }
 
+unsafe extern "C" {
+    /// The kernel's printf buffer (its `hidden_printf_buffer` argument), or null when the host
+    /// gave none. Never linked: iron-build's post-LTO step replaces every call with the load of
+    /// that argument and marks the module as printing (`llvm.printf.fmts`), so that the code
+    /// object's metadata asks the runtime for the buffer. Without side effects, so that calls
+    /// merge and hoist.
+    #[unsafe(ffi_const)]
+    #[link_name = "iron.print.buffer"]
+    pub fn print_buffer() -> *mut u32;
+}
+
 /// Scoped fences: markers that iron-build's post-LTO step turns into
 /// `fence syncscope("<scope>") <ordering>`, which Rust cannot write.
 pub mod fence {

@@ -7,7 +7,7 @@ use crate::scratch::{self, ScratchCause};
 use crate::spec::write_spec;
 use crate::target::Target;
 use crate::toolchain::{Tools, run};
-use crate::{atomics, fences, static_lds};
+use crate::{atomics, fences, printf, static_lds};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
@@ -196,7 +196,8 @@ pub fn compile(
     let patched = fences::apply_fences(&patched)
         .and_then(|ir| atomics::apply_atomics(&ir))
         .and_then(|ir| static_lds::apply_static_lds(&ir))
-        .and_then(|ir| static_lds::infer_lds_accesses(tools, ir, &out_dir))
+        .and_then(|ir| printf::apply_printf(&ir))
+        .and_then(|ir| static_lds::infer_address_spaces(tools, ir, &out_dir))
         .map_err(|e| Error::new(format!("{target}: {e}")))?;
     post_lto::compile_and_link(tools, target, &patched, &out_dir)
         .map_err(|e| Error::new(format!("{target}: compiling the post-LTO module: {e}")))?;

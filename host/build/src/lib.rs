@@ -37,6 +37,7 @@ mod error;
 mod fences;
 mod manifest;
 mod post_lto;
+mod printf;
 mod resources;
 mod scratch;
 mod script;

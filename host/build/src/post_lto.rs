@@ -105,7 +105,7 @@ pub fn apply_launch_bounds(ir: &str) -> Result<(String, BTreeMap<String, Declare
 }
 
 /// The first metadata number above every `!N` the module defines.
-fn next_metadata_id(ir: &str) -> u64 {
+pub(crate) fn next_metadata_id(ir: &str) -> u64 {
     ir.lines()
         .filter_map(|line| {
             line.strip_prefix('!')?

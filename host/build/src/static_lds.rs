@@ -58,10 +58,12 @@ pub fn apply_static_lds(ir: &str) -> Result<String> {
     Ok(out)
 }
 
-/// `ir` with generic accesses to LDS variables made LDS accesses, when it has static LDS
-/// (otherwise unchanged); `dir` holds the intermediate file.
-pub fn infer_lds_accesses(tools: &Tools, ir: String, dir: &Path) -> Result<String> {
-    if !ir.contains(" = internal addrspace(3) global ") || !ir.contains("@iron.lds.") {
+/// `ir` with generic accesses to LDS variables made LDS accesses and those through the
+/// printf buffer global ones, when it has static LDS or prints (otherwise unchanged); `dir`
+/// holds the intermediate file.
+pub fn infer_address_spaces(tools: &Tools, ir: String, dir: &Path) -> Result<String> {
+    let static_lds = ir.contains(" = internal addrspace(3) global ") && ir.contains("@iron.lds.");
+    if !static_lds && !ir.contains("%iron.print.") {
         return Ok(ir);
     }
     let path = dir.join("kernels.lds.ll");

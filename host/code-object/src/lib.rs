@@ -96,6 +96,7 @@ pub struct CodeObject {
     metadata_version: [u32; 2],
     metadata_target: Option<String>,
     kernels: Vec<Kernel>,
+    printf_formats: Vec<String>,
     text: CodeSection,
     load_segments: Vec<LoadSegment>,
 }
@@ -122,6 +123,7 @@ impl CodeObject {
             metadata_version: metadata.version,
             metadata_target: metadata.target,
             kernels,
+            printf_formats: metadata.printf,
             text: CodeSection {
                 address: text_address,
                 bytes: text.to_vec(),
@@ -148,6 +150,12 @@ impl CodeObject {
     /// `amdhsa.target` of the metadata note, e.g. `amdgcn-amd-amdhsa--gfx950`.
     pub fn metadata_target(&self) -> Option<&str> {
         self.metadata_target.as_deref()
+    }
+
+    /// `amdhsa.printf`: the constant printf formats, each `0:0:<hash in hex>,<format>`, which
+    /// the frames of a printf buffer refer to by hash.
+    pub fn printf_formats(&self) -> &[String] {
+        &self.printf_formats
     }
 
     /// All kernels, in metadata order.

@@ -23,6 +23,9 @@ pub struct CodeObjectMetadata {
     pub target: Option<String>,
     /// `amdhsa.kernels`, in note order.
     pub kernels: Vec<KernelMetadata>,
+    /// `amdhsa.printf`: the constant printf formats of the code object's kernels, each
+    /// `0:0:<64-bit hash in hex>,<format>` (empty when no kernel prints).
+    pub printf: Vec<String>,
 }
 
 /// What the compiler recorded about one kernel.
@@ -300,10 +303,26 @@ pub fn parse_metadata(desc: &[u8]) -> Result<CodeObjectMetadata> {
         .enumerate()
         .map(|(index, kernel)| parse_kernel(kernel, index))
         .collect::<Result<Vec<_>>>()?;
+    let printf = match root.get("amdhsa.printf") {
+        None => Vec::new(),
+        Some(value) => value
+            .as_array()
+            .ok_or_else(|| bad("amdhsa.printf is not an array".into()))?
+            .iter()
+            .map(|entry| match entry {
+                ValueRef::String(s) => s
+                    .as_str()
+                    .map(str::to_owned)
+                    .ok_or_else(|| bad("an amdhsa.printf entry is not valid UTF-8".into())),
+                _ => Err(bad("an amdhsa.printf entry is not a string".into())),
+            })
+            .collect::<Result<Vec<_>>>()?,
+    };
     Ok(CodeObjectMetadata {
         version,
         target,
         kernels,
+        printf,
     })
 }
 

@@ -8,3 +8,4 @@
 pub mod generic;
 pub mod half;
 pub mod lds;
+pub mod print;
