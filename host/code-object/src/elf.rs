@@ -3,7 +3,7 @@
 
 use object::LittleEndian;
 use object::elf::{self, FileHeader64};
-use object::read::elf::{FileHeader, ProgramHeader, SectionHeader, SectionTable, Sym};
+use object::read::elf::{FileHeader, ProgramHeader, Rela, SectionHeader, SectionTable, Sym};
 
 use super::error::{CodeObjectError, Result};
 use super::target::CodeObjectVersion;
@@ -39,6 +39,25 @@ pub(super) struct ElfSymbol<'a> {
     pub size: u64,
     pub is_function: bool,
 }
+
+/// A dynamic relocation: at `offset` (a virtual address), write what `kind` computes from the
+/// load base, the symbol's value and the addend.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Relocation {
+    /// The virtual address to patch.
+    pub offset: u64,
+    /// The relocation type (`R_AMDGPU_*`).
+    pub kind: u32,
+    /// The value of the relocation's symbol (0 when it names none).
+    pub symbol_value: u64,
+    /// The addend.
+    pub addend: i64,
+}
+
+/// `R_AMDGPU_ABS64` (LLVM's `ELFRelocs/AMDGPU.def`): base + symbol + addend, 64 bits.
+pub const R_AMDGPU_ABS64: u32 = 3;
+/// `R_AMDGPU_RELATIVE64`: base + addend, 64 bits.
+pub const R_AMDGPU_RELATIVE64: u32 = 13;
 
 /// One `PT_LOAD` segment: what a loader copies to `vaddr`, zero-filled up to `mem_size`.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -176,6 +195,43 @@ impl<'a> ElfImage<'a> {
                 size: symbol.st_size(endian),
                 is_function: kind == elf::STT_FUNC,
             });
+        }
+        Ok(out)
+    }
+
+    /// The dynamic relocations (`SHT_RELA` sections linked to the dynamic symbol table) a
+    /// loader applies, each with the value of its symbol (0 for none).
+    pub fn relocations(&self) -> Result<Vec<Relocation>> {
+        let endian = LittleEndian;
+        let mut out = Vec::new();
+        for section in self.sections.iter() {
+            if section.sh_type(endian) != elf::SHT_RELA {
+                continue;
+            }
+            let Some((entries, link)) = section.rela(endian, self.data).map_err(malformed)? else {
+                continue;
+            };
+            let symbols = self
+                .sections
+                .symbol_table_by_index(endian, self.data, link)
+                .map_err(malformed)?;
+            for entry in entries {
+                let index = entry.r_sym(endian, false);
+                let symbol_value = if index == 0 {
+                    0
+                } else {
+                    symbols
+                        .symbol(object::SymbolIndex(index as usize))
+                        .map_err(malformed)?
+                        .st_value(endian)
+                };
+                out.push(Relocation {
+                    offset: entry.r_offset(endian),
+                    kind: entry.r_type(endian, false),
+                    symbol_value,
+                    addend: entry.r_addend(endian),
+                });
+            }
         }
         Ok(out)
     }

@@ -59,7 +59,7 @@ pub use descriptor::{
     KernelDescriptor, PgmRsrc1, PgmRsrc2, PgmRsrc3Cdna, PgmRsrc3Rdna, UserSgpr, UserSgprKind,
     WorkitemIdVgprs,
 };
-pub use elf::LoadSegment;
+pub use elf::{LoadSegment, R_AMDGPU_ABS64, R_AMDGPU_RELATIVE64, Relocation};
 pub use error::{CodeObjectError, Result};
 pub use kernel::Kernel;
 pub use metadata::{
@@ -88,6 +88,18 @@ pub struct CodeSection {
     pub bytes: Vec<u8>,
 }
 
+/// A global variable of a code object: where it is loaded (relative to the load base) and its
+/// size.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Variable {
+    /// Its symbol name.
+    pub name: String,
+    /// Its virtual address in the code object.
+    pub address: u64,
+    /// Its size in bytes.
+    pub size: u64,
+}
+
 /// A validated AMDGPU code object.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CodeObject {
@@ -97,6 +109,8 @@ pub struct CodeObject {
     metadata_target: Option<String>,
     kernels: Vec<Kernel>,
     printf_formats: Vec<String>,
+    variables: Vec<Variable>,
+    relocations: Vec<Relocation>,
     text: CodeSection,
     load_segments: Vec<LoadSegment>,
 }
@@ -124,6 +138,16 @@ impl CodeObject {
             metadata_target: metadata.target,
             kernels,
             printf_formats: metadata.printf,
+            variables: symbols
+                .iter()
+                .filter(|symbol| !symbol.is_function)
+                .map(|symbol| Variable {
+                    name: String::from_utf8_lossy(symbol.name).into_owned(),
+                    address: symbol.value,
+                    size: symbol.size,
+                })
+                .collect(),
+            relocations: image.relocations()?,
             text: CodeSection {
                 address: text_address,
                 bytes: text.to_vec(),
@@ -156,6 +180,18 @@ impl CodeObject {
     /// the frames of a printf buffer refer to by hash.
     pub fn printf_formats(&self) -> &[String] {
         &self.printf_formats
+    }
+
+    /// The global variable called `name` (an ELF object symbol), such as the panic record
+    /// `iron_panic` of an Iron code object.
+    pub fn variable(&self, name: &str) -> Option<&Variable> {
+        self.variables.iter().find(|v| v.name == name)
+    }
+
+    /// The dynamic relocations a loader applies after placing the segments (pointers in the
+    /// code object's data, and the global offset table's entries for its exported globals).
+    pub fn relocations(&self) -> &[Relocation] {
+        &self.relocations
     }
 
     /// All kernels, in metadata order.
