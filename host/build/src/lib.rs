@@ -36,6 +36,7 @@ mod compile;
 mod error;
 mod fences;
 mod manifest;
+mod opt;
 mod post_lto;
 mod printf;
 mod resources;

@@ -7,16 +7,14 @@
 //! distinct `(site, bytes, align)` becomes an LDS variable of that size and alignment, and
 //! every call becomes the variable's address (an address-space cast to a generic pointer).
 //! `llc` does not infer address spaces, so a module with static LDS then goes through `opt`'s
-//! `infer-address-spaces`, which turns the generic accesses back into LDS ones (`ds_*`, not
-//! `flat_*`). `llc` lays the variables out as the kernel's static LDS
+//! `infer-address-spaces` ([`crate::opt`]), which turns the generic accesses back into LDS ones
+//! (`ds_*`, not `flat_*`). `llc` lays the variables out as the kernel's static LDS
 //! (`.group_segment_fixed_size`), with dynamic LDS after them. The marker's declaration is
 //! removed; a marker used in any other way, or with arguments that are not constants, is an
 //! error.
 
-use crate::error::{Context, Result, bail};
-use crate::toolchain::{Tools, run};
+use crate::error::{Result, bail};
 use std::collections::BTreeSet;
-use std::path::Path;
 
 const MARKER: &str = "@iron.lds.static";
 
@@ -56,26 +54,6 @@ pub fn apply_static_lds(ir: &str) -> Result<String> {
         ));
     }
     Ok(out)
-}
-
-/// `ir` with generic accesses to LDS variables made LDS accesses and those through the
-/// printf buffer global ones, when it has static LDS or prints (otherwise unchanged); `dir`
-/// holds the intermediate file.
-pub fn infer_address_spaces(tools: &Tools, ir: String, dir: &Path) -> Result<String> {
-    let static_lds = ir.contains(" = internal addrspace(3) global ") && ir.contains("@iron.lds.");
-    if !static_lds && !ir.contains("%iron.print.") {
-        return Ok(ir);
-    }
-    let path = dir.join("kernels.lds.ll");
-    std::fs::write(&path, &ir).context(|| format!("cannot write {}", path.display()))?;
-    let inferred = run(tools
-        .command(&tools.opt)
-        .args(["-S", "-passes=infer-address-spaces"])
-        .arg(&path)
-        .arg("-o")
-        .arg("-"))?;
-    std::fs::remove_file(&path).context(|| format!("cannot remove {}", path.display()))?;
-    String::from_utf8(inferred).context(|| "opt printed non-UTF-8 IR".into())
 }
 
 /// The LLVM name of a static LDS variable.
