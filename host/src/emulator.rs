@@ -28,11 +28,12 @@ mod printing;
 
 pub use printing::{MIN_PRINT_BUFFER_BYTES, PrintSink};
 
-use crate::code_object::{CodeObject, TargetId};
+use crate::code_object::{CodeObject, R_AMDGPU_ABS64, R_AMDGPU_RELATIVE64, TargetId};
 use crate::device::{
     Backend, BackendError, Device, DeviceAddress, DeviceError, DeviceProperties, EventHandle,
     KernelLaunch, ModuleHandle, StreamHandle,
 };
+use crate::device_panic::{DevicePanic, RECORD_BYTES, RECORD_SYMBOL};
 
 /// Device memory the emulator hands out before reporting out-of-memory (it lives in host RAM).
 pub const EMULATOR_MEMORY_BYTES: u64 = 8 << 30;
@@ -235,6 +236,24 @@ impl Emulator {
         state.printer.set_bytes(&mut state.gpu, bytes);
     }
 
+    /// The device address and size of the global `name` of a loaded module (what
+    /// `hipModuleGetGlobal` answers), or `None` when the module or the global does not exist.
+    /// Copies to and from it work like those of an allocation.
+    pub fn module_global(&self, module: ModuleHandle, name: &str) -> Option<(DeviceAddress, u64)> {
+        let s = self.backend.lock();
+        let loaded = s.modules.get(&module.0)?;
+        let variable = loaded.code_object.variable(name)?;
+        Some((loaded.base + variable.address, variable.size))
+    }
+
+    /// The device memory a loaded module takes, as (start, bytes): its code, constants and
+    /// globals. `None` when no such module is loaded.
+    pub fn module_memory(&self, module: ModuleHandle) -> Option<(DeviceAddress, u64)> {
+        let s = self.backend.lock();
+        let loaded = s.modules.get(&module.0)?;
+        Some((loaded.base, loaded.extent))
+    }
+
     /// The counters of every dispatch since the last call, in launch order, with the kernel's
     /// name.
     pub fn take_counters(&self) -> Vec<(String, Counters)> {
@@ -268,6 +287,8 @@ struct LoadedModule {
     code_object: CodeObject,
     /// Device address where the code object's virtual address 0 lies.
     base: DeviceAddress,
+    /// Bytes of device memory from `base` that the code object's segments and code take.
+    extent: u64,
     code: CodeId,
 }
 
@@ -345,12 +366,20 @@ impl State {
         address: u64,
         len: u64,
     ) -> Result<(), BackendError> {
-        let inside = self.allocated.iter().any(|(&start, &size)| {
-            address >= start
-                && address
-                    .checked_add(len)
-                    .is_some_and(|end| end <= start + size)
-        });
+        // A loaded module's memory (its globals, such as the panic record, and constants) is
+        // device memory too, as on a GPU.
+        let modules = self.modules.values().map(|m| (m.base, m.extent));
+        let inside = self
+            .allocated
+            .iter()
+            .map(|(&start, &size)| (start, size))
+            .chain(modules)
+            .any(|(start, size)| {
+                address >= start
+                    && address
+                        .checked_add(len)
+                        .is_some_and(|end| end <= start + size)
+            });
         if inside {
             Ok(())
         } else {
@@ -398,6 +427,36 @@ fn passed_buffers(kernarg: &[u8], module_base: u64) -> Vec<u64> {
     std::iter::once(module_base)
         .chain(words.map(u64::from_le_bytes))
         .collect()
+}
+
+/// The panic record of `module` when a lane of the dispatch that faulted panicked. It stays
+/// (so that a HIP runtime over the emulator can read it too) until the next launch of the
+/// module clears it ([`clear_panic`]).
+fn read_panic(gpu: &Gpu, module: &LoadedModule) -> Option<DevicePanic> {
+    let variable = module.code_object.variable(RECORD_SYMBOL)?;
+    if variable.size != RECORD_BYTES as u64 {
+        return None;
+    }
+    let address = module.base + variable.address;
+    let mut record = [0; RECORD_BYTES];
+    gpu.memory().read(address, &mut record).ok()?;
+    DevicePanic::from_record(&record, |at, len| {
+        let mut bytes = vec![0; len];
+        gpu.memory().read(at, &mut bytes).ok().map(|()| bytes)
+    })
+}
+
+/// Empties the panic record of `module` (if it has one) before a dispatch.
+fn clear_panic(gpu: &mut Gpu, module: &LoadedModule) -> Result<(), BackendError> {
+    let Some(variable) = module.code_object.variable(RECORD_SYMBOL) else {
+        return Ok(());
+    };
+    if variable.size != RECORD_BYTES as u64 {
+        return Ok(());
+    }
+    gpu.memory_mut()
+        .write(module.base + variable.address, &[0; RECORD_BYTES])
+        .map_err(|e| memory_failure("launch", e))
 }
 
 /// What to do about a kernel fault, as a clause to append to its message.
@@ -621,6 +680,37 @@ impl Backend for EmulatorBackend {
                 .write(base + seg.vaddr, &image)
                 .map_err(|e| fail(e.to_string()))?;
         }
+        for relocation in co.relocations() {
+            let value = match relocation.kind {
+                R_AMDGPU_ABS64 => base
+                    .wrapping_add(relocation.symbol_value)
+                    .wrapping_add_signed(relocation.addend),
+                R_AMDGPU_RELATIVE64 => base.wrapping_add_signed(relocation.addend),
+                other => {
+                    return Err(fail(format!(
+                        "the code object has a relocation of type {other} at {:#x}, which the \
+                         emulator's loader does not apply (it applies R_AMDGPU_ABS64 and \
+                         R_AMDGPU_RELATIVE64)",
+                        relocation.offset
+                    )));
+                }
+            };
+            if relocation
+                .offset
+                .checked_add(8)
+                .is_none_or(|end| end > extent)
+            {
+                return Err(fail(format!(
+                    "a relocation at {:#x} lies outside the code object's segments: the file is \
+                     malformed, rebuild it",
+                    relocation.offset
+                )));
+            }
+            s.gpu
+                .memory_mut()
+                .write(base + relocation.offset, &value.to_le_bytes())
+                .map_err(|e| fail(e.to_string()))?;
+        }
         let code = s.gpu.load_code(&co.text().bytes, base + co.text().address);
         let handle = s.handle();
         s.modules.insert(
@@ -628,6 +718,7 @@ impl Backend for EmulatorBackend {
             LoadedModule {
                 code_object: co,
                 base,
+                extent: extent.max(1),
                 code,
             },
         );
@@ -670,6 +761,7 @@ impl Backend for EmulatorBackend {
             .printer
             .prepare(&mut state.gpu, kernel.metadata(), &mut kernarg)
             .map_err(|e| memory_failure("launch", e))?;
+        clear_panic(&mut state.gpu, loaded)?;
         let buffers = passed_buffers(&kernarg, loaded.base);
         let dispatch = Dispatch {
             kernel_name: launch.kernel,
@@ -715,6 +807,7 @@ impl Backend for EmulatorBackend {
                 ..
             }) => Err(BackendError::KernelFault {
                 kernel: launch.kernel.to_string(),
+                panic: read_panic(&state.gpu, loaded).map(Box::new),
                 detail: format!(
                     "{fault} in workgroup ({x}, {y}, {z}) wave {wave} at pc {pc:#x}: `{instruction}`{}",
                     fault_advice(&fault)
@@ -728,6 +821,7 @@ impl Backend for EmulatorBackend {
                 ..
             }) => Err(BackendError::KernelFault {
                 kernel: launch.kernel.to_string(),
+                panic: None,
                 detail: budget_detail(budget, finished_workgroups, workgroups, &waves),
             }),
             Err(e) => Err(memory_failure("launch", e)),

@@ -35,6 +35,7 @@
 /// The code-object reader ([`iron_code_object`]): what every module here builds on.
 pub use iron_code_object as code_object;
 pub mod device;
+pub mod device_panic;
 mod embed;
 pub mod emulator;
 pub mod hip;

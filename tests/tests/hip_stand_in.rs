@@ -341,7 +341,7 @@ fn a_kernel_fault_surfaces_as_an_error_and_the_device_stays_usable() {
     // the access as a fault and never touches host memory.
     let fault = unsafe { stream.launch_untyped(add.kernel(), config, &args) }.unwrap_err();
     match &fault {
-        DeviceError::Backend(BackendError::KernelFault { kernel, detail }) => {
+        DeviceError::Backend(BackendError::KernelFault { kernel, detail, .. }) => {
             assert_eq!(kernel, "add_f32");
             assert!(detail.contains("hipErrorIllegalAddress"), "{detail}");
         }
@@ -350,4 +350,74 @@ fn a_kernel_fault_surfaces_as_an_error_and_the_device_stays_usable() {
     // SAFETY: add_f32 touches elements 0..n of buffers holding n.
     unsafe { stream.launch(&add, config, (&b, &b, &mut c, n as u32)) }.unwrap();
     assert_eq!(c.to_vec().unwrap(), vec![4.0f32; n]);
+}
+
+#[test]
+#[ignore = "needs the device build: run cargo xtask test"]
+fn a_panic_reaches_the_hip_launch_error_through_the_modules_panic_record() {
+    let device = stand_in_device();
+    let build = stand_in_gfx();
+    let module = device
+        .load_module(&iron_tests::fixtures::code_object("device-probe", &build))
+        .unwrap();
+    let kernel = module.kernel_by_name("checked_divide").unwrap();
+    let mut rng = StdRng::seed_from_u64(0x41_9a1c);
+    let n = 300usize;
+    let at = rng.random_range(0..n);
+    let mut x: Vec<u32> = (0..n).map(|_| rng.random_range(8..1000)).collect();
+    x[at] = 7;
+    let dx = DeviceBuffer::from_slice(&device, &x).unwrap();
+    let y = DeviceBuffer::from_slice(&device, &vec![POISON; n]).unwrap();
+    let count = (n as u32).to_le_bytes();
+    let args = [
+        LaunchArg::Buffer {
+            address: dx.address(),
+            device: &device,
+        },
+        LaunchArg::Buffer {
+            address: y.address(),
+            device: &device,
+        },
+        LaunchArg::value(&count),
+    ];
+    let config = LaunchConfig::new([2, 1, 1], [256, 1, 1]);
+    let stream = device.default_stream();
+    // SAFETY: x and y hold n elements; the kernel reads and writes elements 0..n.
+    let fault = unsafe { stream.launch_untyped(&kernel, config, &args) }.unwrap_err();
+    let text = fault.to_string();
+    match fault {
+        DeviceError::Backend(BackendError::KernelFault {
+            kernel,
+            panic: Some(panic),
+            ..
+        }) => {
+            assert_eq!(kernel, "checked_divide");
+            assert_eq!(
+                panic.message.as_deref(),
+                Some("seven is not a divisor here")
+            );
+            assert_eq!(panic.workgroup, [at as u32 / 256, 0, 0]);
+            assert_eq!(panic.wave * 64 + panic.lane, at as u32 % 256, "{text}");
+            assert!(panic.file.ends_with("src/panic.rs"), "{text}");
+        }
+        other => panic!("expected a kernel fault with a panic record, got {other:?}"),
+    }
+    assert!(text.contains("seven is not a divisor here"), "{text}");
+    x[at] = 8;
+    let dx = DeviceBuffer::from_slice(&device, &x).unwrap();
+    let args = [
+        LaunchArg::Buffer {
+            address: dx.address(),
+            device: &device,
+        },
+        LaunchArg::Buffer {
+            address: y.address(),
+            device: &device,
+        },
+        LaunchArg::value(&count),
+    ];
+    // SAFETY: as above.
+    unsafe { stream.launch_untyped(&kernel, config, &args) }.unwrap();
+    let want: Vec<u32> = x.iter().map(|v| 1000 / v).collect();
+    assert_eq!(y.to_vec().unwrap(), want);
 }

@@ -48,6 +48,7 @@ const FUNCTIONS: &[&str] = &[
     "hipModuleLoadData",
     "hipModuleUnload",
     "hipModuleGetFunction",
+    "hipModuleGetGlobal",
     "hipModuleLaunchKernel",
     "hipGetErrorName",
     "hipGetErrorString",

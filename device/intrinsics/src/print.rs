@@ -44,7 +44,7 @@ pub fn emit<T: Template, A: args::Args>(args: A) {
     frame::emit(format, args)
 }
 
-/// Prints from a kernel: `print!("x[{}] = {:.3}\n", i, x)`. See [the module](crate::print)
+/// Prints from a kernel: `print!("x[{}] = {:.3}\n", i, x)`. See [the module](mod@crate::print)
 /// for the placeholders, the order of output and what a full buffer does.
 ///
 /// Every active lane that reaches the call prints; guard it (`if lane_id() == 0`) to print

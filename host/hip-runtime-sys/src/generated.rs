@@ -34,6 +34,7 @@ pub const HIP_FUNCTIONS: &[&str] = &[
     "hipModuleLoadData",
     "hipModuleUnload",
     "hipModuleGetFunction",
+    "hipModuleGetGlobal",
     "hipModuleLaunchKernel",
     "hipGetErrorName",
     "hipGetErrorString",
@@ -1667,6 +1668,12 @@ pub struct HipRuntimeApi {
         sizeBytes: usize,
         kind: hipMemcpyKind,
     ) -> hipError_t,
+    pub hipModuleGetGlobal: unsafe extern "C" fn(
+        dptr: *mut hipDeviceptr_t,
+        bytes: *mut usize,
+        hmod: hipModule_t,
+        name: *const ::std::os::raw::c_char,
+    ) -> hipError_t,
     pub hipMemcpyAsync: unsafe extern "C" fn(
         dst: *mut ::std::os::raw::c_void,
         src: *const ::std::os::raw::c_void,
@@ -1763,6 +1770,8 @@ impl HipRuntimeApi {
         let hipMalloc = unsafe { __library.get(b"hipMalloc\0") }.map(|sym| *sym)?;
         let hipFree = unsafe { __library.get(b"hipFree\0") }.map(|sym| *sym)?;
         let hipMemcpy = unsafe { __library.get(b"hipMemcpy\0") }.map(|sym| *sym)?;
+        let hipModuleGetGlobal =
+            unsafe { __library.get(b"hipModuleGetGlobal\0") }.map(|sym| *sym)?;
         let hipMemcpyAsync = unsafe { __library.get(b"hipMemcpyAsync\0") }.map(|sym| *sym)?;
         let hipMemset = unsafe { __library.get(b"hipMemset\0") }.map(|sym| *sym)?;
         let hipMemsetD8 = unsafe { __library.get(b"hipMemsetD8\0") }.map(|sym| *sym)?;
@@ -1799,6 +1808,7 @@ impl HipRuntimeApi {
             hipMalloc,
             hipFree,
             hipMemcpy,
+            hipModuleGetGlobal,
             hipMemcpyAsync,
             hipMemset,
             hipMemsetD8,
@@ -1902,6 +1912,15 @@ impl HipRuntimeApi {
         kind: hipMemcpyKind,
     ) -> hipError_t {
         unsafe { (self.hipMemcpy)(dst, src, sizeBytes, kind) }
+    }
+    pub unsafe fn hipModuleGetGlobal(
+        &self,
+        dptr: *mut hipDeviceptr_t,
+        bytes: *mut usize,
+        hmod: hipModule_t,
+        name: *const ::std::os::raw::c_char,
+    ) -> hipError_t {
+        unsafe { (self.hipModuleGetGlobal)(dptr, bytes, hmod, name) }
     }
     pub unsafe fn hipMemcpyAsync(
         &self,

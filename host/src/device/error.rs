@@ -41,10 +41,16 @@ pub enum BackendError {
         handle: u64,
     },
     /// A kernel stopped with a fault: a memory violation, a trap, an illegal instruction.
-    #[error("kernel {kernel} faulted: {detail}")]
+    #[error(
+        "kernel {kernel} faulted: {}{detail}",
+        .panic.as_ref().map(|p| format!("{p}; ")).unwrap_or_default()
+    )]
     KernelFault {
         /// The kernel's name.
         kernel: String,
+        /// The failed check (bounds check, assertion, `panic!`) that trapped, when the kernel
+        /// panicked and the backend could read its panic record.
+        panic: Option<Box<crate::device_panic::DevicePanic>>,
         /// What happened, where (wave, program counter, instruction) when the backend knows.
         detail: String,
     },

@@ -16,6 +16,7 @@ use crate::device::{
     Backend, BackendError, DeviceAddress, DeviceProperties, EventHandle, KernelLaunch,
     ModuleHandle, StreamHandle,
 };
+use crate::device_panic::{DevicePanic, RECORD_BYTES, RECORD_SYMBOL};
 
 /// One HIP device: every call first makes it current on the calling thread (HIP's current
 /// device is per thread), and every address and handle is checked against what this backend
@@ -41,6 +42,7 @@ fn launch_failed(kernel: &str) -> impl FnOnce(HipError) -> BackendError + '_ {
         if KERNEL_FAULTS.contains(&error) {
             BackendError::KernelFault {
                 kernel: kernel.to_string(),
+                panic: None,
                 detail: error.to_string(),
             }
         } else {
@@ -133,6 +135,50 @@ impl HipBackend {
     }
 
     /// The `hipFunction_t` of `name` in a live module, looked up once.
+    /// The panic record of `module` when a lane of a dispatch panicked (read with
+    /// `hipModuleGetGlobal` and copies, then cleared); `None` when the module has none, nothing
+    /// panicked or the runtime can no longer copy (a device that stopped after the trap).
+    fn take_panic(&self, module: ModuleHandle) -> Option<DevicePanic> {
+        let name = CString::new(RECORD_SYMBOL).ok()?;
+        // SAFETY: the module handle came from this backend's live record.
+        let (address, bytes) =
+            unsafe { result::module_get_global(self.api(), self::module(module), &name) }.ok()?;
+        if bytes != RECORD_BYTES {
+            return None;
+        }
+        let read = |at: u64, len: usize| {
+            let mut bytes = vec![0u8; len];
+            // SAFETY: `at` is an address the module's code recorded (its own global or its
+            // constant data); a wrong one is an error of the runtime's copy, not a host access.
+            unsafe {
+                result::memcpy(
+                    self.api(),
+                    bytes.as_mut_ptr().cast(),
+                    pointer(at),
+                    len,
+                    hipMemcpyKind::hipMemcpyDeviceToHost,
+                )
+            }
+            .ok()
+            .map(|()| bytes)
+        };
+        let record: [u8; RECORD_BYTES] = read(address, RECORD_BYTES)?.try_into().ok()?;
+        let panic = DevicePanic::from_record(&record, read)?;
+        let zeros = [0u8; RECORD_BYTES];
+        // SAFETY: the record is the module's global of RECORD_BYTES bytes.
+        unsafe {
+            result::memcpy(
+                self.api(),
+                pointer(address),
+                zeros.as_ptr().cast(),
+                RECORD_BYTES,
+                hipMemcpyKind::hipMemcpyHostToDevice,
+            )
+        }
+        .ok()?;
+        Some(panic)
+    }
+
     fn function(
         &self,
         live: &Live,
@@ -350,6 +396,14 @@ impl Backend for HipBackend {
             )
         }
         .map_err(launch_failed(launch.kernel))
+        .map_err(|error| match error {
+            BackendError::KernelFault { kernel, detail, .. } => BackendError::KernelFault {
+                panic: self.take_panic(launch.module).map(Box::new),
+                kernel,
+                detail,
+            },
+            other => other,
+        })
     }
 
     fn create_stream(&self) -> Result<StreamHandle, BackendError> {

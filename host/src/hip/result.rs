@@ -128,6 +128,22 @@ pub unsafe fn module_get_function(
     Ok(function)
 }
 
+/// `hipModuleGetGlobal`: the device address and size of the module's global `name`.
+///
+/// # Safety
+/// `module` is a loaded module.
+pub unsafe fn module_get_global(
+    api: &HipRuntimeApi,
+    module: hipModule_t,
+    name: &CStr,
+) -> Result<(u64, usize), HipError> {
+    let mut address = std::ptr::null_mut();
+    let mut bytes = 0usize;
+    // SAFETY: valid out-pointers and NUL-terminated name; the module as the caller guarantees.
+    unsafe { api.hipModuleGetGlobal(&mut address, &mut bytes, module, name.as_ptr()) }.ok()?;
+    Ok((address.expose_provenance() as u64, bytes))
+}
+
 /// `hipModuleLaunchKernel` with the explicit arguments packed in `kernarg`, passed through
 /// `extra` as `{HIP_LAUNCH_PARAM_BUFFER_POINTER, kernarg, HIP_LAUNCH_PARAM_BUFFER_SIZE, &size,
 /// HIP_LAUNCH_PARAM_END}`. The runtime copies the arguments before it returns.

@@ -8,4 +8,5 @@
 pub mod generic;
 pub mod half;
 pub mod lds;
+pub mod panic;
 pub mod print;

@@ -146,8 +146,25 @@ unsafe fn copy(
     }
     let allocations = &tables.allocations;
     let (dst_side, src_side) = sides(allocations, kind, number(dst), number(src))?;
-    check_side(allocations, dst_side, number(dst), len as u64)?;
-    check_side(allocations, src_side, number(src), len as u64)?;
+    // A module's globals (`hipModuleGetGlobal`) and constants are device memory too.
+    let in_module = |address: u64, len: u64| {
+        tables.modules.handles().any(|module| {
+            runtime
+                .emulator
+                .module_memory(module)
+                .is_some_and(|(start, size)| {
+                    address >= start
+                        && address
+                            .checked_add(len)
+                            .is_some_and(|end| end <= start + size)
+                })
+        })
+    };
+    for (side, address) in [(dst_side, number(dst)), (src_side, number(src))] {
+        if !(side == Side::Device && in_module(address, len as u64)) {
+            check_side(allocations, side, address, len as u64)?;
+        }
+    }
     let backend = runtime.device.backend();
     match (dst_side, src_side) {
         (Side::Device, Side::Host) => {

@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use std::ffi::{CStr, c_char, c_void};
 use std::sync::Arc;
 
-use hip_runtime_sys::{HipError, hipFunction_t, hipModule_t};
+use hip_runtime_sys::{HipError, hipDeviceptr_t, hipFunction_t, hipModule_t};
 use iron::code_object::{Bundle, CodeObject, CodeObjectError, Kernel, TargetId, is_bundle};
 use iron::device::ModuleHandle;
 
@@ -52,6 +52,11 @@ impl LaunchTarget {
 }
 
 impl Modules {
+    /// The emulator's handles of the live modules.
+    pub fn handles(&self) -> impl Iterator<Item = ModuleHandle> + '_ {
+        self.modules.values().map(|loaded| loaded.backend)
+    }
+
     /// The launch target of a live function (`hipErrorInvalidHandle` for any other handle).
     pub fn launch_target(&self, function: u64) -> Result<LaunchTarget, HipError> {
         let function = self
@@ -140,6 +145,50 @@ pub unsafe extern "C" fn hipModuleLoadData(
         );
         // SAFETY: non-null, and valid for one write as the caller guarantees.
         unsafe { write_out(module, pointer(handle)) }
+    })
+}
+
+/// `hipModuleGetGlobal`: the device address and size of a module's global variable (an
+/// object symbol of its code object); `hipErrorNotFound` when it has none of that name.
+///
+/// # Safety
+/// `dptr` and `bytes` are null or valid for one write; `name` is null or a NUL-terminated
+/// string.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn hipModuleGetGlobal(
+    dptr: *mut hipDeviceptr_t,
+    bytes: *mut usize,
+    module: hipModule_t,
+    name: *const c_char,
+) -> HipError {
+    guard("hipModuleGetGlobal", || {
+        let runtime = runtime()?;
+        if name.is_null() {
+            return Err(HipError::INVALID_VALUE);
+        }
+        // SAFETY: non-null and NUL-terminated, as the caller guarantees.
+        let name = unsafe { CStr::from_ptr(name) }
+            .to_str()
+            .map_err(|_| HipError::NOT_FOUND)?;
+        let tables = runtime.tables();
+        let loaded = tables
+            .modules
+            .modules
+            .get(&number(module))
+            .ok_or(HipError::INVALID_HANDLE)?;
+        let (address, size) = runtime
+            .emulator
+            .module_global(loaded.backend, name)
+            .ok_or(HipError::NOT_FOUND)?;
+        if !dptr.is_null() {
+            // SAFETY: non-null and valid for one write, as the caller guarantees.
+            unsafe { dptr.write(pointer(address)) };
+        }
+        if !bytes.is_null() {
+            // SAFETY: as above.
+            unsafe { bytes.write(size as usize) };
+        }
+        Ok(())
     })
 }
 
