@@ -5,6 +5,7 @@ use iron::{Device, DeviceBuffer, LaunchConfig, Module};
 use iron_intrinsics::half::f16;
 use iron_intrinsics::launch::KernelDecl;
 use walkthrough_kernels::normalize_rows::normalize_rows_f32;
+use walkthrough_kernels::report::report_nonfinite as report_nonfinite_kernel;
 use walkthrough_kernels::scale::{scale_f16, scale_f32};
 
 /// The kernels, compiled by `build.rs` for every gfx; a device loads the code object of its own.
@@ -83,6 +84,27 @@ pub fn normalize_rows(
             .launch(&kernel, config, (&x_device, &mut y_device, cols, eps))?
     };
     Ok(y_device.to_vec()?)
+}
+
+/// Launches `report_nonfinite` on `x`, which prints `x[i] = value` for each element that is
+/// not finite: the HIP runtime prints it to stdout after the kernel, and so does the emulator
+/// unless `Emulator::set_print_sink` sends it elsewhere.
+pub fn report_nonfinite(module: &Module, x: &[f32]) -> Result<(), Error> {
+    let device = module.device();
+    let kernel = module.kernel(report_nonfinite_kernel)?;
+    let x_device = DeviceBuffer::from_slice(device, x)?;
+    let n = u32::try_from(x.len())?;
+    let stream = device.default_stream();
+    // SAFETY: the kernel reads elements 0..n of x, which holds n.
+    unsafe {
+        stream.launch(
+            &kernel,
+            LaunchConfig::for_elements(x.len(), 256),
+            (&x_device, n),
+        )?
+    };
+    stream.synchronize()?;
+    Ok(())
 }
 
 /// The CPU's answer for [`normalize_rows`], in f64.

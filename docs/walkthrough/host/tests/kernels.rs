@@ -7,6 +7,7 @@ use iron::emulator::Emulator;
 use iron_intrinsics::half::f16;
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
+use std::sync::{Arc, Mutex};
 use walkthrough_host::{KERNELS, load};
 
 /// Every gfx the bundle holds, each with the module loaded on an emulator of that gfx.
@@ -151,5 +152,41 @@ fn the_kernels_keep_their_declared_resources() {
             ),
             "{build}"
         );
+    }
+}
+
+#[test]
+fn report_nonfinite_prints_each_element_that_is_not_finite() {
+    let mut rng = StdRng::seed_from_u64(0x9a_9a);
+    for gfx in ["gfx90a", "gfx942", "gfx950", "gfx1100", "gfx1201"] {
+        // What the kernels print goes to this string instead of stdout.
+        let emulator = Emulator::new(gfx).unwrap();
+        let printed = Arc::new(Mutex::new(String::new()));
+        let into = Arc::clone(&printed);
+        emulator.set_print_sink(Box::new(move |text| into.lock().unwrap().push_str(text)));
+        let module = load(&emulator.device()).unwrap();
+        for n in [1, 100, 1000] {
+            let mut x: Vec<f32> = (0..n).map(|_| rng.random_range(-1e30..1e30)).collect();
+            for k in 0..n / 40 + 1 {
+                x[rng.random_range(0..n)] = [f32::NAN, f32::INFINITY, f32::NEG_INFINITY][k % 3];
+            }
+            walkthrough_host::report_nonfinite(&module, &x).unwrap();
+            let text = std::mem::take(&mut *printed.lock().unwrap());
+            let mut got: Vec<&str> = text.lines().collect();
+            got.sort_unstable();
+            // The device prints floats as C's `%g` does: `nan`, `inf`, `-inf`.
+            let mut want: Vec<String> = x
+                .iter()
+                .enumerate()
+                .filter(|(_, v)| !v.is_finite())
+                .map(|(i, v)| match (v.is_nan(), *v > 0.0) {
+                    (true, _) => format!("x[{i}] = nan"),
+                    (false, true) => format!("x[{i}] = inf"),
+                    (false, false) => format!("x[{i}] = -inf"),
+                })
+                .collect();
+            want.sort_unstable();
+            assert_eq!(got, want, "{gfx} n = {n}");
+        }
     }
 }
