@@ -28,7 +28,7 @@ mod printing;
 
 pub use printing::{MIN_PRINT_BUFFER_BYTES, PrintSink};
 
-use crate::code_object::{CodeObject, R_AMDGPU_ABS64, R_AMDGPU_RELATIVE64, TargetId};
+use crate::code_object::{CodeObject, TargetId};
 use crate::device::{
     Backend, BackendError, Device, DeviceAddress, DeviceError, DeviceProperties, EventHandle,
     KernelLaunch, ModuleHandle, StreamHandle,
@@ -681,19 +681,13 @@ impl Backend for EmulatorBackend {
                 .map_err(|e| fail(e.to_string()))?;
         }
         for relocation in co.relocations() {
-            let value = match relocation.kind {
-                R_AMDGPU_ABS64 => base
-                    .wrapping_add(relocation.symbol_value)
-                    .wrapping_add_signed(relocation.addend),
-                R_AMDGPU_RELATIVE64 => base.wrapping_add_signed(relocation.addend),
-                other => {
-                    return Err(fail(format!(
-                        "the code object has a relocation of type {other} at {:#x}, which the \
-                         emulator's loader does not apply (it applies R_AMDGPU_ABS64 and \
-                         R_AMDGPU_RELATIVE64)",
-                        relocation.offset
-                    )));
-                }
+            let Some(value) = relocation.value_at(base) else {
+                return Err(fail(format!(
+                    "the code object has a relocation of type {} at {:#x}, which the \
+                     emulator's loader does not apply (it applies R_AMDGPU_ABS64 and \
+                     R_AMDGPU_RELATIVE64)",
+                    relocation.kind, relocation.offset
+                )));
             };
             if relocation
                 .offset

@@ -54,6 +54,23 @@ pub struct Relocation {
     pub addend: i64,
 }
 
+impl Relocation {
+    /// The 64-bit value a loader writes at `offset` when the code object is placed at `base`,
+    /// or `None` for a relocation type other than [`R_AMDGPU_ABS64`] and
+    /// [`R_AMDGPU_RELATIVE64`] (the two the linker emits into a code object's data and its
+    /// global offset table).
+    pub fn value_at(&self, base: u64) -> Option<u64> {
+        match self.kind {
+            R_AMDGPU_ABS64 => Some(
+                base.wrapping_add(self.symbol_value)
+                    .wrapping_add_signed(self.addend),
+            ),
+            R_AMDGPU_RELATIVE64 => Some(base.wrapping_add_signed(self.addend)),
+            _ => None,
+        }
+    }
+}
+
 /// `R_AMDGPU_ABS64` (LLVM's `ELFRelocs/AMDGPU.def`): base + symbol + addend, 64 bits.
 pub const R_AMDGPU_ABS64: u32 = 3;
 /// `R_AMDGPU_RELATIVE64`: base + addend, 64 bits.

@@ -265,7 +265,8 @@ pub fn words_to_elf(gfx: &str, slots: &[Vec<u32>], dir: &Path) -> PathBuf {
 pub const SLOT_DWORDS: usize = 6;
 
 /// A code object loaded into an emulated GPU the way a driver would: every loadable segment copied
-/// into one device allocation (so code-relative data works), the text registered as code.
+/// into one device allocation (so code-relative data works), its dynamic relocations applied,
+/// the text registered as code.
 pub struct Loaded {
     pub gpu: iron_emu::Gpu,
     pub code: iron_emu::CodeId,
@@ -292,10 +293,21 @@ pub fn load(path: &Path) -> Loaded {
         .alloc(end.max(1), 4096)
         .expect("image allocation");
     for seg in file.segments() {
-        let bytes = seg.data().expect("segment data");
+        // The file's bytes, then zeros up to the segment's memory size (.bss).
+        let mut bytes = seg.data().expect("segment data").to_vec();
+        bytes.resize(bytes.len().max(seg.size() as usize), 0);
         gpu.memory_mut()
-            .write(image_base + seg.address(), bytes)
+            .write(image_base + seg.address(), &bytes)
             .expect("copy segment");
+    }
+    let parsed = iron_code_object::CodeObject::parse(&data).expect("code object");
+    for relocation in parsed.relocations() {
+        let value = relocation
+            .value_at(image_base)
+            .unwrap_or_else(|| panic!("relocation type {} is not applied", relocation.kind));
+        gpu.memory_mut()
+            .write(image_base + relocation.offset, &value.to_le_bytes())
+            .expect("apply relocation");
     }
     let code = gpu.load_code(&co.text, image_base + co.text_address);
     let mut kernels = Vec::new();
