@@ -50,6 +50,15 @@ pub struct Request {
     pub verbose: bool,
 }
 
+/// Documents `iron-intrinsics` for build target `gfx` (see `iron_build::Kernels::document`);
+/// returns its `index.html`.
+pub fn document_device(root: &Path, gfx: &str, deny_warnings: bool) -> Result<PathBuf> {
+    Ok(Kernels::new(root.join("device/intrinsics"))
+        .gfx([gfx])
+        .target_dir(target_dir(root))
+        .document(deny_warnings)?)
+}
+
 /// Runs `cargo xtask build`: the library into `<target dir>/iron`, another crate into
 /// `<target dir>/iron/<package>` (never over the library's bundle), unless `--out-dir` says
 /// otherwise; then prints the resource table.

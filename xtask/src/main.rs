@@ -13,6 +13,8 @@
 //! - `cargo xtask bench [--quick]`: the criterion benchmarks: the kernel library on a HIP device
 //!   when there is one, and the host-side benchmarks.
 //! - `cargo xtask bindgen-hip`: regenerates the committed HIP runtime bindings.
+//! - `cargo xtask doc-device [--gfx <LIST>]`: documents `iron-intrinsics` as the GPU sees it
+//!   (its GPU-only modules), under `target/iron-device-doc/<target>/doc/`.
 #![allow(
     rustdoc::broken_intra_doc_links,
     rustdoc::invalid_html_tags,
@@ -103,6 +105,13 @@ enum Cmd {
     /// Regenerate host/hip-runtime-sys's bindings from the HIP C headers (needs the Debian
     /// packages libamdhip64-dev and libclang-dev).
     BindgenHip,
+    /// Document the device vocabulary (iron-intrinsics) as the GPU sees it: its GPU-only
+    /// modules (ids, waves, LDS, atomics, matrix fragments, print), for each gfx given.
+    DocDevice {
+        /// Targets, as for `build`.
+        #[arg(long, value_name = "LIST", default_value = "gfx950,gfx1100")]
+        gfx: String,
+    },
 }
 
 #[derive(Subcommand)]
@@ -200,6 +209,13 @@ fn main() {
             ),
             Cmd::Test => test::run_all(&root),
             Cmd::BindgenHip => hip_bindgen::run(&root),
+            Cmd::DocDevice { gfx } => {
+                for gfx in gfx.split(',') {
+                    let index = build::document_device(&root, gfx, false)?;
+                    println!("{gfx}: {}", index.display());
+                }
+                Ok(())
+            }
             Cmd::Bench { quick } => bench::run(&root, quick),
             Cmd::Report {
                 gfx,

@@ -207,6 +207,12 @@ fn docs_build_cleanly(root: &Path) -> Result<()> {
     if !status.success() {
         bail!("cargo doc reported warnings: fix the doc comments it names");
     }
+    for gfx in ["gfx950", "gfx1100"] {
+        step(format_args!(
+            "documenting iron-intrinsics as {gfx} sees it (warnings denied)"
+        ));
+        build::document_device(root, gfx, true)?;
+    }
     Ok(())
 }
 

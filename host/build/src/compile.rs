@@ -124,7 +124,7 @@ pub struct CompiledTarget {
 }
 
 /// The `--cfg` flags that tell device code what it is built for.
-fn cfg_flags(target: Target) -> Vec<String> {
+pub(crate) fn cfg_flags(target: Target) -> Vec<String> {
     [
         ("iron_gfx", target.gfx.name.to_string()),
         ("iron_family", target.gfx.family_cfg().to_string()),

@@ -33,6 +33,7 @@
 
 mod atomics;
 mod compile;
+mod docs;
 mod error;
 mod fences;
 mod manifest;
@@ -130,6 +131,46 @@ impl Kernels {
         self
     }
 
+    /// Cargo's target directory for the device compilation (see [`Kernels::target_dir`]).
+    fn device_target_dir(
+        &self,
+        base: &Path,
+        krate: &DeviceCrate,
+        script: Option<&BuildScript>,
+    ) -> PathBuf {
+        match (&self.target_dir, std::env::var_os(TARGET_DIR_ENV), script) {
+            (Some(dir), _, _) => base.join(dir),
+            (None, Some(dir), _) => PathBuf::from(dir),
+            (None, None, Some(script)) => script.default_target_dir(),
+            (None, None, None) => krate.workspace_target_dir.clone(),
+        }
+    }
+
+    /// Documents the device crate as the GPU sees it, for the first target given: the items
+    /// compiled for `target_arch = "amdgpu"` alone, which a host `cargo doc` leaves out, with
+    /// that target's cfgs. `deny_warnings` makes rustdoc's warnings errors. Returns the path of
+    /// the crate's `index.html`.
+    ///
+    /// ```no_run
+    /// let index = iron_build::Kernels::new("device/intrinsics")
+    ///     .gfx(["gfx950"])
+    ///     .document(false)?;
+    /// println!("{}", index.display());
+    /// # Ok::<(), iron_build::Error>(())
+    /// ```
+    pub fn document(self, deny_warnings: bool) -> Result<PathBuf> {
+        let base =
+            std::env::current_dir().context(|| "cannot read the current directory".into())?;
+        let targets = parse_targets(&self.gfx.join(","), self.wave)?;
+        let Some(&target) = targets.first() else {
+            bail!("no gfx target given: name one to document for, e.g. .gfx([\"gfx950\"])");
+        };
+        let tools = Tools::locate()?;
+        let krate = DeviceCrate::at(&tools, &base.join(&self.crate_dir))?;
+        let target_dir = self.device_target_dir(&base, &krate, None);
+        docs::document(&tools, &krate, target, &target_dir, deny_warnings)
+    }
+
     /// Builds every target, then writes the bundle and the manifest; prints a progress line
     /// per target and the device compiler's warnings on stderr. In a build script the warnings
     /// go to cargo instead (`cargo::warning`), with the rerun conditions and `IRON_KERNELS`.
@@ -149,12 +190,7 @@ impl Kernels {
         let targets = parse_targets(&self.gfx.join(","), self.wave)?;
         let tools = Tools::locate()?;
         let krate = DeviceCrate::at(&tools, &base.join(&self.crate_dir))?;
-        let target_dir = match (&self.target_dir, std::env::var_os(TARGET_DIR_ENV), &script) {
-            (Some(dir), _, _) => base.join(dir),
-            (None, Some(dir), _) => PathBuf::from(dir),
-            (None, None, Some(script)) => script.default_target_dir(),
-            (None, None, None) => krate.workspace_target_dir.clone(),
-        };
+        let target_dir = self.device_target_dir(&base, &krate, script.as_ref());
         let out_dir = match (&self.out_dir, &script) {
             (Some(dir), _) => base.join(dir),
             (None, Some(script)) => script.out_dir.join("iron").join(&krate.package),

@@ -11,8 +11,8 @@
 //!
 //! | type | instruction | A, B per lane | gfx |
 //! | --- | --- | --- | --- |
-//! | [`MfmaF32_16x16x16F16`], [`MfmaF32_16x16x16Bf16`] | `v_mfma_f32_16x16x16_{f16,bf16}` | 4 x 16-bit | gfx90a, gfx942, gfx950 |
-//! | [`MfmaF32_32x32x8F16`], [`MfmaF32_32x32x8Bf16`] | `v_mfma_f32_32x32x8_{f16,bf16}` | 4 x 16-bit | gfx90a, gfx942, gfx950 |
+//! | `MfmaF32_16x16x16F16`, `MfmaF32_16x16x16Bf16` | `v_mfma_f32_16x16x16_{f16,bf16}` | 4 x 16-bit | gfx90a, gfx942, gfx950 |
+//! | `MfmaF32_32x32x8F16`, `MfmaF32_32x32x8Bf16` | `v_mfma_f32_32x32x8_{f16,bf16}` | 4 x 16-bit | gfx90a, gfx942, gfx950 |
 //! | `MfmaF32_16x16x32F16`, `MfmaF32_16x16x32Bf16` | `v_mfma_f32_16x16x32_{f16,bf16}` | 8 x 16-bit | gfx950 |
 //! | `MfmaF32_32x32x16F16`, `MfmaF32_32x32x16Bf16` | `v_mfma_f32_32x32x16_{f16,bf16}` | 8 x 16-bit | gfx950 |
 //! | `MfmaF32_16x16x32F8<A, B>` | `v_mfma_f32_16x16x32_{fp8,bf8}_{fp8,bf8}` | 8 FP8 codes | gfx942 (FNUZ), gfx950 (OCP) |
