@@ -277,30 +277,30 @@ pub struct Loaded {
 
 /// Loads the code object at `path` into a fresh GPU of its target.
 pub fn load(path: &Path) -> Loaded {
-    use object::ObjectSegment;
     let data = std::fs::read(path).expect("read code object");
     let file = object::File::parse(&*data).expect("parse ELF");
     let co = read_code_object(path).expect("code object");
+    let parsed = iron_code_object::CodeObject::parse(&data).expect("code object");
     let target = iron_emu::Target::from_elf_flags(co.e_flags).expect("modelled target");
     let mut gpu = iron_emu::Gpu::new(target);
-    let end = file
-        .segments()
-        .map(|s| s.address() + s.size())
+    let segments = parsed.load_segments();
+    let end = segments
+        .iter()
+        .map(|s| s.vaddr + s.mem_size)
         .max()
         .unwrap_or(0);
     let image_base = gpu
         .memory_mut()
         .alloc(end.max(1), 4096)
         .expect("image allocation");
-    for seg in file.segments() {
+    for seg in segments {
         // The file's bytes, then zeros up to the segment's memory size (.bss).
-        let mut bytes = seg.data().expect("segment data").to_vec();
-        bytes.resize(bytes.len().max(seg.size() as usize), 0);
+        let mut bytes = seg.bytes.clone();
+        bytes.resize(bytes.len().max(seg.mem_size as usize), 0);
         gpu.memory_mut()
-            .write(image_base + seg.address(), &bytes)
+            .write(image_base + seg.vaddr, &bytes)
             .expect("copy segment");
     }
-    let parsed = iron_code_object::CodeObject::parse(&data).expect("code object");
     for relocation in parsed.relocations() {
         let value = relocation
             .value_at(image_base)
