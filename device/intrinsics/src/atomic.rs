@@ -115,19 +115,19 @@ macro_rules! atomic_type {
         impl Atomic for $t {
             #[inline(always)]
             unsafe fn load(ptr: *const $t, order: i32, scope: i32) -> $t {
-                unsafe extern "C" {
+                crate::arch::gpu_extern! { "C" {
                     #[link_name = concat!("iron.atomic.load.", $ll)]
                     fn marker(ptr: *const $t, order: i32, scope: i32) -> $t;
-                }
+                }}
                 // SAFETY: the marker becomes the atomic load; the caller's contract is its.
                 unsafe { marker(ptr, order, scope) }
             }
             #[inline(always)]
             unsafe fn store(ptr: *mut $t, value: $t, order: i32, scope: i32) {
-                unsafe extern "C" {
+                crate::arch::gpu_extern! { "C" {
                     #[link_name = concat!("iron.atomic.store.", $ll)]
                     fn marker(ptr: *mut $t, value: $t, order: i32, scope: i32);
-                }
+                }}
                 // SAFETY: as for `load`.
                 unsafe { marker(ptr, value, order, scope) }
             }
@@ -141,10 +141,10 @@ macro_rules! atomic_type {
     (@rmw $t:ty, $ll:literal, $name:ident, $op:literal) => {
         #[inline(always)]
         unsafe fn $name(ptr: *mut $t, value: $t, order: i32, scope: i32) -> $t {
-            unsafe extern "C" {
+            crate::arch::gpu_extern! { "C" {
                 #[link_name = concat!("iron.atomic.rmw.", $op, ".", $ll)]
                 fn marker(ptr: *mut $t, value: $t, order: i32, scope: i32) -> $t;
-            }
+            }}
             // SAFETY: the marker becomes the read-modify-write; the caller's contract is its.
             unsafe { marker(ptr, value, order, scope) }
         }
@@ -164,7 +164,7 @@ macro_rules! atomic_integer {
                 failure: i32,
                 scope: i32,
             ) -> $t {
-                unsafe extern "C" {
+                crate::arch::gpu_extern! { "C" {
                     #[link_name = concat!("iron.atomic.cmpxchg.", $ll)]
                     fn marker(
                         ptr: *mut $t,
@@ -174,7 +174,7 @@ macro_rules! atomic_integer {
                         failure: i32,
                         scope: i32,
                     ) -> $t;
-                }
+                }}
                 // SAFETY: the marker becomes the compare-and-swap; the caller's contract is its.
                 unsafe { marker(ptr, current, new, success, failure, scope) }
             }

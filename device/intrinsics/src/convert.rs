@@ -8,28 +8,37 @@
 //! `iron_quant::pack`: FP4 element `2i` in the low nibble of byte `i`, FP6 element `i` in bits
 //! `6i..6i+6` of the little-endian stream, FP8 element `i` in byte `i`.
 //!
-//! Only gfx950 has these instructions: this module exists in gfx950 builds alone (elsewhere
-//! LLVM fails with "Cannot select").
+//! Only gfx950 has these instructions: among GPU builds this module exists in gfx950's alone
+//! (elsewhere LLVM fails with "Cannot select"); the host has it for type-checking kernels.
 
 /// Two f32 results of a packed conversion.
-#[repr(simd)]
+#[cfg_attr(target_arch = "amdgpu", repr(simd))]
+#[cfg_attr(
+    not(target_arch = "amdgpu"),
+    allow(dead_code, reason = "read by transmute")
+)]
 #[derive(Clone, Copy)]
 struct F32x2([f32; 2]);
 
 /// Thirty-two f32 results of a 32-element FP6 conversion.
-#[repr(simd)]
+#[cfg_attr(target_arch = "amdgpu", repr(simd))]
+#[cfg_attr(
+    not(target_arch = "amdgpu"),
+    allow(dead_code, reason = "read by transmute")
+)]
 #[derive(Clone, Copy)]
 struct F32x32([f32; 32]);
 
 /// Six 32-bit words: 32 packed FP6 codes.
-#[repr(simd)]
+#[cfg_attr(target_arch = "amdgpu", repr(simd))]
+#[cfg_attr(
+    not(target_arch = "amdgpu"),
+    allow(dead_code, reason = "read by transmute")
+)]
 #[derive(Clone, Copy)]
 struct U32x6([u32; 6]);
 
-// The lint cannot see that LLVM intrinsics take vectors by value: `repr(simd)` types are what
-// they are declared with.
-#[allow(improper_ctypes)]
-unsafe extern "unadjusted" {
+crate::arch::gpu_extern! { "unadjusted" {
     /// FP4 byte `byte_sel` of `src` (2 elements) times `2^(exponent(scale) - 127)`.
     #[link_name = "llvm.amdgcn.cvt.scalef32.pk.f32.fp4"]
     fn cvt_scalef32_pk_f32_fp4(src: u32, scale: f32, byte_sel: u32) -> F32x2;
@@ -45,7 +54,7 @@ unsafe extern "unadjusted" {
     /// 32 FP6 E3M2 elements, scaled.
     #[link_name = "llvm.amdgcn.cvt.scalef32.pk32.f32.bf6"]
     fn cvt_scalef32_pk32_f32_bf6(src: U32x6, scale: f32) -> F32x32;
-}
+}}
 
 /// The lanes of a two-lane result.
 #[inline(always)]

@@ -8,7 +8,7 @@
 //! within 0.82 ulp; with `v_exp_f32` within 1 ulp of it (AMD's documented accuracy) within
 //! 1.65 ulp, measured on a model of these exact steps over 4e7 arguments: "within 2 ulp".
 
-unsafe extern "C" {
+crate::arch::gpu_extern! { "C" {
     /// `v_exp_f32`: `2^x`, without LLVM's range handling (the caller keeps `|x| <= 1`).
     #[link_name = "llvm.amdgcn.exp2.f32"]
     fn hardware_exp2(x: f32) -> f32;
@@ -18,7 +18,7 @@ unsafe extern "C" {
     /// `v_log_f32`: `log2(x)`, without LLVM's subnormal handling (1 ulp for normal inputs).
     #[link_name = "llvm.amdgcn.log.f32"]
     fn hardware_log2(x: f32) -> f32;
-}
+}}
 
 /// `log2(e)` rounded to f32.
 const LOG2_E_HI: f32 = f32::from_bits(0x3FB8_AA3B);
@@ -50,7 +50,7 @@ pub fn exp(x: f32) -> f32 {
         LOG2_E_LO,
         crate::math::mul_add(clamped, LOG2_E_HI, -hi),
     );
-    let n = core::f32::math::round_ties_even(hi);
+    let n = crate::arch::float::round_ties_even(hi);
     // hi - n is exact (n is the integer nearest hi); adding lo restores the bits hi lost.
     let f = (hi - n) + lo;
     // SAFETY: |clamped| <= 104, so n is an integer of magnitude at most 151.
@@ -73,7 +73,7 @@ pub fn exp2(x: f32) -> f32 {
     } else {
         -160.0
     };
-    let n = core::f32::math::round_ties_even(clamped);
+    let n = crate::arch::float::round_ties_even(clamped);
     // SAFETY: |n| <= 160.
     let integer = unsafe { n.to_int_unchecked::<i32>() };
     // SAFETY: pure arithmetic with no preconditions; clamped - n is exact and at most 1/2.
@@ -139,7 +139,7 @@ fn subtract_quarter_turns(x: f32, k: f32) -> f32 {
 /// `k mod 4` for an integer-valued f32 `k` (exact, also beyond 2^31); 0 for NaN.
 #[inline(always)]
 fn quadrant(k: f32) -> u32 {
-    let q = k - 4.0 * core::f32::math::floor(k * 0.25);
+    let q = k - 4.0 * crate::arch::float::floor(k * 0.25);
     if q.is_nan() {
         0
     } else {
@@ -162,9 +162,9 @@ fn quadrant(k: f32) -> u32 {
 /// gives NaN.
 #[inline(always)]
 pub fn sin_cos(x: f32) -> (f32, f32) {
-    let k = core::f32::math::round_ties_even(x * TWO_OVER_PI);
+    let k = crate::arch::float::round_ties_even(x * TWO_OVER_PI);
     let r = subtract_quarter_turns(x, k);
-    let k2 = core::f32::math::round_ties_even(r * TWO_OVER_PI);
+    let k2 = crate::arch::float::round_ties_even(r * TWO_OVER_PI);
     let r = subtract_quarter_turns(r, k2);
     let (s, c) = (sin_polynomial(r), cos_polynomial(r));
     let (sin, cos) = match (quadrant(k) + quadrant(k2)) % 4 {
@@ -183,5 +183,5 @@ pub fn sin_cos(x: f32) -> (f32, f32) {
 /// The square root of `x`, correctly rounded (`sqrt(-0) = -0`, negative or NaN: NaN).
 #[inline(always)]
 pub fn sqrt(x: f32) -> f32 {
-    core::f32::math::sqrt(x)
+    crate::arch::float::sqrt(x)
 }

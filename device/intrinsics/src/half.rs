@@ -31,8 +31,7 @@ pub use bfloat16::bf16;
 #[cfg(target_arch = "amdgpu")]
 pub use binary16::f16;
 
-#[cfg(target_arch = "amdgpu")]
-unsafe extern "C" {
+crate::arch::gpu_extern! { "C" {
     /// `fpext half to float` on an i16 bit pattern: `v_cvt_f32_f16`.
     #[link_name = "llvm.convert.from.fp16.f32"]
     fn convert_from_fp16(bits: u16) -> f32;
@@ -40,12 +39,11 @@ unsafe extern "C" {
     /// mode (round to nearest even unless a kernel changes the mode, which Iron's never do).
     #[link_name = "llvm.convert.to.fp16.f32"]
     fn convert_to_fp16(x: f32) -> u16;
-}
+}}
 
 /// The f32 value of the f16 bit pattern `bits` (exact): `v_cvt_f32_f16`. The same value as
 /// `f16::from_bits(bits).to_f32()`, kept on integers for kernels that keep f16 data as `u16`
 /// (LLVM schedules the two forms differently).
-#[cfg(target_arch = "amdgpu")]
 #[inline(always)]
 pub fn f16_to_f32(bits: u16) -> f32 {
     // SAFETY: a pure arithmetic conversion with no preconditions.
@@ -54,7 +52,6 @@ pub fn f16_to_f32(bits: u16) -> f32 {
 
 /// The f16 bit pattern nearest to `x` (ties to even; beyond the f16 range: infinity):
 /// `v_cvt_f16_f32`, the same as `f16::from_f32(x).to_bits()`.
-#[cfg(target_arch = "amdgpu")]
 #[inline(always)]
 pub fn f32_to_f16(x: f32) -> u16 {
     // SAFETY: a pure arithmetic conversion with no preconditions.
@@ -62,7 +59,6 @@ pub fn f32_to_f16(x: f32) -> u16 {
 }
 
 /// The f32 value of the bf16 bit pattern `bits` (exact: bf16 is the top half of an f32).
-#[cfg(target_arch = "amdgpu")]
 #[inline(always)]
 pub fn bf16_to_f32(bits: u16) -> f32 {
     bf16::from_bits(bits).to_f32()
@@ -70,7 +66,6 @@ pub fn bf16_to_f32(bits: u16) -> f32 {
 
 /// The bf16 bit pattern nearest to `x` (ties to even; beyond the bf16 range: infinity), about
 /// five integer instructions. A NaN keeps its sign and becomes quiet.
-#[cfg(target_arch = "amdgpu")]
 #[inline(always)]
 pub fn f32_to_bf16(x: f32) -> u16 {
     bf16::from_f32(x).to_bits()

@@ -2,8 +2,8 @@
 //! the launch's sizes. Sizes come from the HSA dispatch packet the runtime writes for each launch.
 //! None of these need convergence.
 
+use crate::arch as amdgpu;
 use crate::target::WAVE;
-use core::arch::amdgpu;
 
 /// The HSA kernel dispatch packet (`hsa_kernel_dispatch_packet_t`), as far as kernels read it.
 /// The 16-bit workgroup sizes are read as the 32-bit words holding them: gfx12 has 16-bit loads
@@ -19,7 +19,7 @@ struct DispatchPacket {
 #[inline(always)]
 fn dispatch_packet() -> &'static DispatchPacket {
     // SAFETY: the runtime passes every kernel a valid, aligned dispatch packet that outlives it.
-    unsafe { &*(core::intrinsics::gpu::amdgpu_dispatch_ptr() as *const DispatchPacket) }
+    unsafe { &*(amdgpu::amdgpu_dispatch_ptr() as *const DispatchPacket) }
 }
 
 /// The work-item's index within its workgroup, x dimension.

@@ -19,19 +19,19 @@ use core::marker::PhantomData;
 /// must reserve at least as many bytes as the kernel reads or writes through it.
 #[inline(always)]
 pub fn dynamic<T>() -> *mut T {
-    core::intrinsics::gpu::gpu_launch_sized_workgroup_mem::<T>()
+    crate::arch::gpu_launch_sized_workgroup_mem::<T>()
 }
 
-unsafe extern "C" {
+crate::arch::gpu_extern! { "C" {
     /// The address of the static LDS array of `bytes` bytes aligned to `align` declared at the
     /// source location `site`. Never linked: the build replaces every call by the address of an
     /// LDS variable of that size (one per site, size and alignment), and fails on any call it
     /// cannot resolve. Declared without side effects so that the compiler may merge and hoist
     /// the calls like the address computation they stand for.
-    #[unsafe(ffi_const)]
+    #[gpu(unsafe(ffi_const))]
     #[link_name = "iron.lds.static"]
     fn static_array(bytes: u32, align: u32, site: u64) -> *mut u8;
-}
+}}
 
 /// An array of `N` values of `T` in static LDS, shared by the workgroup: see [`array!`].
 ///

@@ -35,34 +35,24 @@
 #[cfg(test)]
 extern crate std;
 
-pub mod half;
-pub mod launch;
-pub mod print;
-pub mod target;
-
-#[cfg(target_arch = "amdgpu")]
+mod arch;
 pub mod atomic;
-#[cfg(all(target_arch = "amdgpu", iron_gfx = "gfx950"))]
+#[cfg(any(iron_gfx = "gfx950", not(target_arch = "amdgpu")))]
 pub mod convert;
-#[cfg(target_arch = "amdgpu")]
 pub mod fmath;
-#[cfg(target_arch = "amdgpu")]
+pub mod half;
 pub mod id;
-#[cfg(target_arch = "amdgpu")]
+pub mod launch;
 pub mod lds;
-#[cfg(target_arch = "amdgpu")]
 mod llvm;
-#[cfg(target_arch = "amdgpu")]
 pub mod math;
-#[cfg(target_arch = "amdgpu")]
 pub mod matrix;
 #[cfg(target_arch = "amdgpu")]
 mod panic;
-#[cfg(target_arch = "amdgpu")]
+pub mod print;
 pub mod sync;
-#[cfg(target_arch = "amdgpu")]
+pub mod target;
 pub mod wave;
-#[cfg(target_arch = "amdgpu")]
 pub mod workgroup;
 
 pub use iron_macros::kernel;

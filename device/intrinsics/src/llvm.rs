@@ -1,7 +1,7 @@
 //! LLVM intrinsics that `core::arch::amdgpu` does not offer, declared once for the modules of this
 //! crate.
 
-unsafe extern "C" {
+crate::arch::gpu_extern! { "C" {
     /// `s_waitcnt` with an immediate: 0 waits for every outstanding memory operation (gfx9, gfx11).
     #[cfg(not(iron_gfx = "gfx1201"))]
     #[link_name = "llvm.amdgcn.s.waitcnt"]
@@ -18,18 +18,18 @@ unsafe extern "C" {
     #[cfg(iron_gfx = "gfx1201")]
     #[link_name = "llvm.amdgcn.s.wait.storecnt"]
     pub fn s_wait_storecnt(imm: i16);
-}
+}}
 
-unsafe extern "C" {
+crate::arch::gpu_extern! { "C" {
     /// The kernel's printf buffer (its `hidden_printf_buffer` argument), or null when the host
     /// gave none. Never linked: iron-build's post-LTO step replaces every call with the load of
     /// that argument and marks the module as printing (`llvm.printf.fmts`), so that the code
     /// object's metadata asks the runtime for the buffer. Without side effects, so that calls
     /// merge and hoist.
-    #[unsafe(ffi_const)]
+    #[gpu(unsafe(ffi_const))]
     #[link_name = "iron.print.buffer"]
     pub fn print_buffer() -> *mut u32;
-}
+}}
 
 /// Scoped fences: markers that iron-build's post-LTO step turns into
 /// `fence syncscope("<scope>") <ordering>`, which Rust cannot write.
@@ -37,13 +37,13 @@ pub mod fence {
     /// Declares the marker `iron.fence.<scope>.<ordering>` of each name.
     macro_rules! markers {
         ($($name:ident = $link:literal;)*) => {
-            unsafe extern "C" {
+            crate::arch::gpu_extern! { "C" {
                 $(
                     #[doc = concat!("`fence syncscope` ", $link, ".")]
                     #[link_name = concat!("iron.fence.", $link)]
                     pub fn $name();
                 )*
-            }
+            }}
         };
     }
     markers! {

@@ -6,5 +6,5 @@
 /// rounding, one instruction) say so with this.
 #[inline(always)]
 pub fn mul_add(a: f32, b: f32, c: f32) -> f32 {
-    core::f32::math::mul_add(a, b, c)
+    crate::arch::float::mul_add(a, b, c)
 }

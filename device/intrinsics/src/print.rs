@@ -25,7 +25,6 @@
 
 pub mod args;
 pub mod format;
-#[cfg(target_arch = "amdgpu")]
 mod frame;
 
 /// A `print!` template, as a type, so that its translation is a constant of the call site.
@@ -37,7 +36,6 @@ pub trait Template {
 
 /// Writes the frames of one `print!` call; called by the macros.
 #[doc(hidden)]
-#[cfg(target_arch = "amdgpu")]
 #[inline(always)]
 pub fn emit<T: Template, A: args::Args>(args: A) {
     let format: &'static format::Format = const { &format::translate(T::TEXT, A::KINDS) };

@@ -1,6 +1,6 @@
 //! Synchronisation within a workgroup.
 
-use core::arch::amdgpu;
+use crate::arch as amdgpu;
 use core::sync::atomic::{Ordering, compiler_fence};
 
 /// Workgroup-wide barrier with the memory semantics LDS code needs: every LDS and global memory

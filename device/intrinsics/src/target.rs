@@ -1,12 +1,20 @@
 //! What this build targets: gfx, family, wave size and matrix-core kind, as compile-time
 //! constants from the cfgs `cargo xtask build` sets. Kernel code reads these instead of
 //! hard-coding 32 or 64.
+//!
+//! On the host only [`WAVE`] exists, so that kernel bodies type-check there (see its docs).
 
 /// Lanes per wave of this build: 64 on CDNA (gfx9), 32 or 64 on RDNA (gfx11/gfx12).
 #[cfg(iron_wave = "32")]
 pub const WAVE: u32 = 32;
 /// Lanes per wave of this build: 64 on CDNA (gfx9), 32 or 64 on RDNA (gfx11/gfx12).
 #[cfg(iron_wave = "64")]
+pub const WAVE: u32 = 64;
+/// Lanes per wave of this build: 64 on CDNA (gfx9), 32 or 64 on RDNA (gfx11/gfx12).
+///
+/// On the host, where kernel bodies are type-checked but never run, 64: host code that needs a
+/// device's wave size asks the device.
+#[cfg(not(target_arch = "amdgpu"))]
 pub const WAVE: u32 = 64;
 
 /// The gfx this build targets, e.g. `"gfx950"`.

@@ -6,9 +6,9 @@
 //! branching around the call. Reductions and scans work within rows of 16 lanes with DPP and
 //! combine rows with permlane instructions (RDNA) or the LDS crossbar (CDNA), for both wave sizes.
 
+use crate::arch as amdgpu;
 use crate::id::lane_id;
 use crate::target::WAVE;
-use core::arch::amdgpu;
 
 /// A 32-bit value that can travel between lanes.
 pub trait WaveValue: Copy {

@@ -7,7 +7,7 @@
 //! infinities, no negative zero, NaN only at 0x80), gfx950 and gfx1201 the OCP ones (E4M3FN,
 //! E5M2). Products are exact and accumulate in f32.
 
-#[cfg(iron_matrix = "mfma")]
+#[cfg(any(iron_matrix = "mfma", not(target_arch = "amdgpu")))]
 use {
     super::llvm,
     super::vector::{Accumulator, CodeFragment},
@@ -38,7 +38,7 @@ impl F8Kind for Bf8 {
 }
 
 /// The 8 codes of a fragment as the intrinsics' `i64` operand.
-#[cfg(iron_matrix = "mfma")]
+#[cfg(any(iron_matrix = "mfma", not(target_arch = "amdgpu")))]
 #[inline(always)]
 fn codes(fragment: CodeFragment<2>) -> i64 {
     let [low, high] = fragment.0;
@@ -47,11 +47,11 @@ fn codes(fragment: CodeFragment<2>) -> i64 {
 
 /// `v_mfma_f32_16x16x32_{fp8,bf8}_{fp8,bf8}`: 16x16 f32 tile += 16x32 times 32x16 FP8 codes in
 /// encodings `A` and `B`; 8 codes of A and B per lane (one 8-byte run), 4 elements of D.
-#[cfg(iron_matrix = "mfma")]
+#[cfg(any(iron_matrix = "mfma", not(target_arch = "amdgpu")))]
 #[derive(Clone, Copy, Debug)]
 pub struct MfmaF32_16x16x32F8<A, B>(PhantomData<(A, B)>);
 
-#[cfg(iron_matrix = "mfma")]
+#[cfg(any(iron_matrix = "mfma", not(target_arch = "amdgpu")))]
 impl<A: F8Kind, B: F8Kind> MatrixCore for MfmaF32_16x16x32F8<A, B> {
     const M: u32 = 16;
     const N: u32 = 16;
@@ -64,7 +64,7 @@ impl<A: F8Kind, B: F8Kind> MatrixCore for MfmaF32_16x16x32F8<A, B> {
     super::mfma_layout_fns!();
 }
 
-#[cfg(iron_matrix = "mfma")]
+#[cfg(any(iron_matrix = "mfma", not(target_arch = "amdgpu")))]
 impl<A: F8Kind, B: F8Kind> Mma for MfmaF32_16x16x32F8<A, B> {
     #[inline(always)]
     fn mma(a: Self::A, b: Self::B, c: Self::Acc) -> Self::Acc {
@@ -83,11 +83,11 @@ impl<A: F8Kind, B: F8Kind> Mma for MfmaF32_16x16x32F8<A, B> {
 
 /// `v_mfma_f32_32x32x16_{fp8,bf8}_{fp8,bf8}`: 32x32 f32 tile += 32x16 times 16x32 FP8 codes;
 /// 8 codes of A and B per lane, 16 elements of D.
-#[cfg(iron_matrix = "mfma")]
+#[cfg(any(iron_matrix = "mfma", not(target_arch = "amdgpu")))]
 #[derive(Clone, Copy, Debug)]
 pub struct MfmaF32_32x32x16F8<A, B>(PhantomData<(A, B)>);
 
-#[cfg(iron_matrix = "mfma")]
+#[cfg(any(iron_matrix = "mfma", not(target_arch = "amdgpu")))]
 impl<A: F8Kind, B: F8Kind> MatrixCore for MfmaF32_32x32x16F8<A, B> {
     const M: u32 = 32;
     const N: u32 = 32;
@@ -100,7 +100,7 @@ impl<A: F8Kind, B: F8Kind> MatrixCore for MfmaF32_32x32x16F8<A, B> {
     super::mfma_layout_fns!();
 }
 
-#[cfg(iron_matrix = "mfma")]
+#[cfg(any(iron_matrix = "mfma", not(target_arch = "amdgpu")))]
 impl<A: F8Kind, B: F8Kind> Mma for MfmaF32_32x32x16F8<A, B> {
     #[inline(always)]
     fn mma(a: Self::A, b: Self::B, c: Self::Acc) -> Self::Acc {

@@ -40,44 +40,44 @@ macro_rules! half_mfma {
 half_mfma!(
     /// `v_mfma_f32_16x16x16_f16`: 16x16 f32 tile += 16x16 f16 times 16x16 f16; 4 elements of
     /// A and B per lane, 4 of D (see the module's lane layouts).
-    cfg(iron_matrix = "mfma"), MfmaF32_16x16x16F16, 16 x 16 x 16, F16Fragment<4>, 4,
+    cfg(any(iron_matrix = "mfma", not(target_arch = "amdgpu"))), MfmaF32_16x16x16F16, 16 x 16 x 16, F16Fragment<4>, 4,
     mfma_f32_16x16x16_f16
 );
 half_mfma!(
     /// `v_mfma_f32_16x16x16_bf16`: as [`MfmaF32_16x16x16F16`] with bf16 operands.
-    cfg(iron_matrix = "mfma"), MfmaF32_16x16x16Bf16, 16 x 16 x 16, Bf16Fragment<4>, 4,
+    cfg(any(iron_matrix = "mfma", not(target_arch = "amdgpu"))), MfmaF32_16x16x16Bf16, 16 x 16 x 16, Bf16Fragment<4>, 4,
     mfma_f32_16x16x16_bf16
 );
 half_mfma!(
     /// `v_mfma_f32_32x32x8_f16`: 32x32 f32 tile += 32x8 f16 times 8x32 f16; 4 elements of A and
     /// B per lane, 16 of D.
-    cfg(iron_matrix = "mfma"), MfmaF32_32x32x8F16, 32 x 32 x 8, F16Fragment<4>, 16,
+    cfg(any(iron_matrix = "mfma", not(target_arch = "amdgpu"))), MfmaF32_32x32x8F16, 32 x 32 x 8, F16Fragment<4>, 16,
     mfma_f32_32x32x8_f16
 );
 half_mfma!(
     /// `v_mfma_f32_32x32x8_bf16`: as [`MfmaF32_32x32x8F16`] with bf16 operands.
-    cfg(iron_matrix = "mfma"), MfmaF32_32x32x8Bf16, 32 x 32 x 8, Bf16Fragment<4>, 16,
+    cfg(any(iron_matrix = "mfma", not(target_arch = "amdgpu"))), MfmaF32_32x32x8Bf16, 32 x 32 x 8, Bf16Fragment<4>, 16,
     mfma_f32_32x32x8_bf16
 );
 half_mfma!(
     /// `v_mfma_f32_16x16x32_f16` (gfx950): 16x16 f32 tile += 16x32 f16 times 32x16 f16; 8
     /// elements of A and B per lane (one 16-byte run), 4 of D.
-    cfg(iron_gfx = "gfx950"), MfmaF32_16x16x32F16, 16 x 16 x 32, F16Fragment<8>, 4,
+    cfg(any(iron_gfx = "gfx950", not(target_arch = "amdgpu"))), MfmaF32_16x16x32F16, 16 x 16 x 32, F16Fragment<8>, 4,
     mfma_f32_16x16x32_f16
 );
 half_mfma!(
     /// `v_mfma_f32_16x16x32_bf16` (gfx950): as [`MfmaF32_16x16x32F16`] with bf16 operands.
-    cfg(iron_gfx = "gfx950"), MfmaF32_16x16x32Bf16, 16 x 16 x 32, Bf16Fragment<8>, 4,
+    cfg(any(iron_gfx = "gfx950", not(target_arch = "amdgpu"))), MfmaF32_16x16x32Bf16, 16 x 16 x 32, Bf16Fragment<8>, 4,
     mfma_f32_16x16x32_bf16
 );
 half_mfma!(
     /// `v_mfma_f32_32x32x16_f16` (gfx950): 32x32 f32 tile += 32x16 f16 times 16x32 f16; 8
     /// elements of A and B per lane, 16 of D.
-    cfg(iron_gfx = "gfx950"), MfmaF32_32x32x16F16, 32 x 32 x 16, F16Fragment<8>, 16,
+    cfg(any(iron_gfx = "gfx950", not(target_arch = "amdgpu"))), MfmaF32_32x32x16F16, 32 x 32 x 16, F16Fragment<8>, 16,
     mfma_f32_32x32x16_f16
 );
 half_mfma!(
     /// `v_mfma_f32_32x32x16_bf16` (gfx950): as [`MfmaF32_32x32x16F16`] with bf16 operands.
-    cfg(iron_gfx = "gfx950"), MfmaF32_32x32x16Bf16, 32 x 32 x 16, Bf16Fragment<8>, 16,
+    cfg(any(iron_gfx = "gfx950", not(target_arch = "amdgpu"))), MfmaF32_32x32x16Bf16, 32 x 32 x 16, Bf16Fragment<8>, 16,
     mfma_f32_32x32x16_bf16
 );

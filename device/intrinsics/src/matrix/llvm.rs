@@ -11,19 +11,19 @@
 //! Every one of these controls must be a compile-time constant.
 
 use super::vector::Vector;
+// The host's stand-in for the f16 lanes (the primitive type is nightly-only there).
+#[cfg(not(target_arch = "amdgpu"))]
+use crate::half::f16;
 
 /// `<4 x float>`.
-#[cfg(iron_matrix = "mfma")]
+#[cfg(any(iron_matrix = "mfma", not(target_arch = "amdgpu")))]
 type F32x4 = Vector<f32, 4>;
 /// `<16 x float>`.
-#[cfg(iron_matrix = "mfma")]
+#[cfg(any(iron_matrix = "mfma", not(target_arch = "amdgpu")))]
 type F32x16 = Vector<f32, 16>;
 
-// The lint cannot see that LLVM intrinsics take vectors by value: `repr(simd)` types are what
-// they are declared with.
-#[cfg(iron_matrix = "mfma")]
-#[allow(improper_ctypes)]
-unsafe extern "unadjusted" {
+#[cfg(any(iron_matrix = "mfma", not(target_arch = "amdgpu")))]
+crate::arch::gpu_extern! { "unadjusted" {
     /// `v_mfma_f32_16x16x16_f16`.
     #[link_name = "llvm.amdgcn.mfma.f32.16x16x16f16"]
     pub fn mfma_f32_16x16x16_f16(
@@ -64,11 +64,10 @@ unsafe extern "unadjusted" {
         abid: i32,
         blgp: i32,
     ) -> F32x16;
-}
+}}
 
-#[cfg(iron_gfx = "gfx950")]
-#[allow(improper_ctypes)]
-unsafe extern "unadjusted" {
+#[cfg(any(iron_gfx = "gfx950", not(target_arch = "amdgpu")))]
+crate::arch::gpu_extern! { "unadjusted" {
     /// `v_mfma_f32_16x16x32_f16` (gfx950).
     #[link_name = "llvm.amdgcn.mfma.f32.16x16x32.f16"]
     pub fn mfma_f32_16x16x32_f16(
@@ -109,20 +108,19 @@ unsafe extern "unadjusted" {
         abid: i32,
         blgp: i32,
     ) -> F32x16;
-}
+}}
 
 /// Declares the four FP8/BF8 operand combinations of one plain FP8 MFMA shape.
 macro_rules! fp8_mfma {
     ($acc:ty; $($name:ident = $link:literal),* $(,)?) => {
-        #[cfg(any(iron_gfx = "gfx942", iron_gfx = "gfx950"))]
-        #[allow(improper_ctypes)]
-        unsafe extern "unadjusted" {
+        #[cfg(any(iron_gfx = "gfx942", iron_gfx = "gfx950", not(target_arch = "amdgpu")))]
+        crate::arch::gpu_extern! { "unadjusted" {
             $(
                 #[doc = concat!("`", $link, "`: 8 codes per lane of A and B (FNUZ formats on gfx942, OCP on gfx950).")]
                 #[link_name = $link]
                 pub fn $name(a: i64, b: i64, c: $acc, cbsz: i32, abid: i32, blgp: i32) -> $acc;
             )*
-        }
+        }}
     };
 }
 
@@ -144,9 +142,8 @@ fp8_mfma!(F32x16;
 /// lane: FP8, FP6, FP4 codes).
 macro_rules! scaled_mfma {
     ($acc:ty; $($name:ident($wa:literal, $wb:literal) = $link:literal),* $(,)?) => {
-        #[cfg(iron_gfx = "gfx950")]
-        #[allow(improper_ctypes)]
-        unsafe extern "unadjusted" {
+        #[cfg(any(iron_gfx = "gfx950", not(target_arch = "amdgpu")))]
+        crate::arch::gpu_extern! { "unadjusted" {
             $(
                 #[doc = concat!("`", $link, "` (gfx950).")]
                 #[link_name = $link]
@@ -162,7 +159,7 @@ macro_rules! scaled_mfma {
                     b_scale: i32,
                 ) -> $acc;
             )*
-        }
+        }}
     };
 }
 
@@ -195,43 +192,44 @@ scaled_mfma!(F32x16;
 #[cfg(iron_gfx = "gfx1100")]
 pub type WmmaHalf = Vector<f16, 16>;
 /// The f16 A and B operand of the 16-bit WMMAs (see the gfx1100 definition).
-#[cfg(iron_gfx = "gfx1201")]
+#[cfg(any(iron_gfx = "gfx1201", not(target_arch = "amdgpu")))]
 pub type WmmaHalf = Vector<f16, { WMMA_SPREAD }>;
 /// The bf16 A and B operand of the 16-bit WMMAs, as bit patterns: as [`WmmaHalf`].
 #[cfg(iron_gfx = "gfx1100")]
 pub type WmmaBf16 = Vector<i16, 16>;
 /// The bf16 A and B operand of the 16-bit WMMAs (see the gfx1100 definition).
-#[cfg(iron_gfx = "gfx1201")]
+#[cfg(any(iron_gfx = "gfx1201", not(target_arch = "amdgpu")))]
 pub type WmmaBf16 = Vector<i16, { WMMA_SPREAD }>;
 /// The f32 C and D operand of every WMMA: `256 / WAVE` elements per lane.
-#[cfg(iron_matrix = "wmma")]
+#[cfg(any(iron_matrix = "wmma", not(target_arch = "amdgpu")))]
 pub type WmmaAcc = Vector<f32, { WMMA_SPREAD }>;
 /// The FP8 A and B operand of gfx1201's FP8 WMMAs: 8 codes per lane (`<2 x i32>`) in wave32.
 #[cfg(all(iron_gfx = "gfx1201", iron_wave = "32"))]
 pub type WmmaCodes = Vector<i32, 2>;
 /// The FP8 A and B operand of gfx1201's FP8 WMMAs: 4 codes per lane (`i32`) in wave64.
-#[cfg(all(iron_gfx = "gfx1201", iron_wave = "64"))]
+#[cfg(any(
+    all(iron_gfx = "gfx1201", iron_wave = "64"),
+    not(target_arch = "amdgpu")
+))]
 pub type WmmaCodes = i32;
 
 /// Elements per lane of a 16 x 16 operand spread over the wave without copies: C and D of every
 /// WMMA, and A and B of gfx12's 16x16x16 ones (8 in wave32, 4 in wave64).
-#[cfg(iron_matrix = "wmma")]
+#[cfg(any(iron_matrix = "wmma", not(target_arch = "amdgpu")))]
 pub const WMMA_SPREAD: usize = (256 / crate::target::WAVE) as usize;
 
-#[cfg(iron_matrix = "wmma")]
-#[allow(improper_ctypes)]
-unsafe extern "unadjusted" {
+#[cfg(any(iron_matrix = "wmma", not(target_arch = "amdgpu")))]
+crate::arch::gpu_extern! { "unadjusted" {
     /// `v_wmma_f32_16x16x16_f16`.
     #[link_name = "llvm.amdgcn.wmma.f32.16x16x16.f16"]
     pub fn wmma_f32_16x16x16_f16(a: WmmaHalf, b: WmmaHalf, c: WmmaAcc) -> WmmaAcc;
     /// `v_wmma_f32_16x16x16_bf16`.
     #[link_name = "llvm.amdgcn.wmma.f32.16x16x16.bf16"]
     pub fn wmma_f32_16x16x16_bf16(a: WmmaBf16, b: WmmaBf16, c: WmmaAcc) -> WmmaAcc;
-}
+}}
 
-#[cfg(iron_gfx = "gfx1201")]
-#[allow(improper_ctypes)]
-unsafe extern "unadjusted" {
+#[cfg(any(iron_gfx = "gfx1201", not(target_arch = "amdgpu")))]
+crate::arch::gpu_extern! { "unadjusted" {
     /// `v_wmma_f32_16x16x16_fp8_fp8` (gfx1201, OCP E4M3 A and B).
     #[link_name = "llvm.amdgcn.wmma.f32.16x16x16.fp8.fp8"]
     pub fn wmma_f32_16x16x16_fp8_fp8(a: WmmaCodes, b: WmmaCodes, c: WmmaAcc) -> WmmaAcc;
@@ -244,4 +242,4 @@ unsafe extern "unadjusted" {
     /// `v_wmma_f32_16x16x16_bf8_bf8` (gfx1201, OCP E5M2 A and B).
     #[link_name = "llvm.amdgcn.wmma.f32.16x16x16.bf8.bf8"]
     pub fn wmma_f32_16x16x16_bf8_bf8(a: WmmaCodes, b: WmmaCodes, c: WmmaAcc) -> WmmaAcc;
-}
+}}

@@ -72,38 +72,48 @@
 //! (element `i` of a run in bits `b * i .. b * (i + 1)`), which is also the order the
 //! instructions read.
 
-#[cfg(any(iron_gfx = "gfx942", iron_gfx = "gfx950", iron_gfx = "gfx1201"))]
+#[cfg(any(
+    iron_gfx = "gfx942",
+    iron_gfx = "gfx950",
+    iron_gfx = "gfx1201",
+    not(target_arch = "amdgpu")
+))]
 mod fp8;
-#[cfg(iron_matrix = "mfma")]
+#[cfg(any(iron_matrix = "mfma", not(target_arch = "amdgpu")))]
 mod half;
 mod llvm;
-#[cfg(iron_gfx = "gfx950")]
+#[cfg(any(iron_gfx = "gfx950", not(target_arch = "amdgpu")))]
 mod scaled;
 mod vector;
-#[cfg(iron_matrix = "wmma")]
+#[cfg(any(iron_matrix = "wmma", not(target_arch = "amdgpu")))]
 mod wmma;
 
-#[cfg(any(iron_gfx = "gfx942", iron_gfx = "gfx950", iron_gfx = "gfx1201"))]
+#[cfg(any(
+    iron_gfx = "gfx942",
+    iron_gfx = "gfx950",
+    iron_gfx = "gfx1201",
+    not(target_arch = "amdgpu")
+))]
 pub use fp8::{Bf8, F8Kind, Fp8};
-#[cfg(any(iron_gfx = "gfx942", iron_gfx = "gfx950"))]
+#[cfg(any(iron_gfx = "gfx942", iron_gfx = "gfx950", not(target_arch = "amdgpu")))]
 pub use fp8::{MfmaF32_16x16x32F8, MfmaF32_32x32x16F8};
-#[cfg(iron_matrix = "mfma")]
+#[cfg(any(iron_matrix = "mfma", not(target_arch = "amdgpu")))]
 pub use half::{
     MfmaF32_16x16x16Bf16, MfmaF32_16x16x16F16, MfmaF32_32x32x8Bf16, MfmaF32_32x32x8F16,
 };
-#[cfg(iron_gfx = "gfx950")]
+#[cfg(any(iron_gfx = "gfx950", not(target_arch = "amdgpu")))]
 pub use half::{
     MfmaF32_16x16x32Bf16, MfmaF32_16x16x32F16, MfmaF32_32x32x16Bf16, MfmaF32_32x32x16F16,
 };
-#[cfg(iron_gfx = "gfx950")]
+#[cfg(any(iron_gfx = "gfx950", not(target_arch = "amdgpu")))]
 pub use scaled::{
     Fp4E2M1, Fp6E2M3, Fp6E3M2, Fp8E4M3, Fp8E5M2, MfmaScaleF32_16x16x128F8F6F4,
     MfmaScaleF32_32x32x64F8F6F4, PaddedWords, ScaledFormat,
 };
 pub use vector::{Accumulator, Bf16Fragment, CodeFragment, F16Fragment, Fragment};
-#[cfg(iron_gfx = "gfx1201")]
+#[cfg(any(iron_gfx = "gfx1201", not(target_arch = "amdgpu")))]
 pub use wmma::WmmaF32_16x16x16F8;
-#[cfg(iron_matrix = "wmma")]
+#[cfg(any(iron_matrix = "wmma", not(target_arch = "amdgpu")))]
 pub use wmma::{WmmaF32_16x16x16Bf16, WmmaF32_16x16x16F16};
 
 use crate::id::lane_id;
@@ -179,7 +189,7 @@ pub trait ScaledMma: MatrixCore {
 }
 
 /// The MFMA lane layout (module docs), shared by every CDNA instruction.
-#[cfg(iron_matrix = "mfma")]
+#[cfg(any(iron_matrix = "mfma", not(target_arch = "amdgpu")))]
 mod mfma_layout {
     use super::MatrixCore;
 
@@ -213,7 +223,7 @@ mod mfma_layout {
 }
 
 /// Implements the MFMA lane layout's functions of [`MatrixCore`] (inside an `impl`).
-#[cfg(iron_matrix = "mfma")]
+#[cfg(any(iron_matrix = "mfma", not(target_arch = "amdgpu")))]
 macro_rules! mfma_layout_fns {
     () => {
         #[inline(always)]
@@ -230,7 +240,7 @@ macro_rules! mfma_layout_fns {
         }
     };
 }
-#[cfg(iron_matrix = "mfma")]
+#[cfg(any(iron_matrix = "mfma", not(target_arch = "amdgpu")))]
 use mfma_layout_fns;
 
 /// Keeps the compiler from moving memory accesses (and the instruction scheduler from moving
@@ -241,7 +251,7 @@ use mfma_layout_fns;
 pub fn schedule_fence() {
     core::sync::atomic::compiler_fence(core::sync::atomic::Ordering::SeqCst);
     // SAFETY: a scheduling hint; it emits no instruction.
-    unsafe { core::arch::amdgpu::sched_barrier::<0>() }
+    unsafe { crate::arch::sched_barrier::<0>() }
 }
 
 /// The row of A whose elements lane `lane` holds.

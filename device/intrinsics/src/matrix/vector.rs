@@ -6,8 +6,13 @@
 //! (operands) or the lane's share of the output (accumulators). Where a lane's elements sit in
 //! the matrix is the instruction's lane layout ([`super::MatrixCore`]).
 
-/// An LLVM vector of `N` lanes of `T` (`<N x T>`), as the intrinsics declare their operands.
-#[repr(simd)]
+// The host's stand-in for the f16 lanes (the primitive type is nightly-only there).
+#[cfg(not(target_arch = "amdgpu"))]
+use crate::half::f16;
+
+/// An LLVM vector of `N` lanes of `T` (`<N x T>`), as the intrinsics declare their operands
+/// (on the host, which only type-checks kernels, an array).
+#[cfg_attr(target_arch = "amdgpu", repr(simd))]
 pub(crate) struct Vector<T, const N: usize>(pub(crate) [T; N]);
 
 // Written out: the derived `Clone` of a generic `repr(simd)` type makes rustc fail an internal

@@ -18,7 +18,7 @@ use crate::target::WAVE;
 #[cfg(iron_gfx = "gfx1100")]
 const HALF_ELEMENTS: usize = 16;
 /// Elements of A and B per lane of the 16-bit WMMAs: spread over the wave on gfx12.
-#[cfg(iron_gfx = "gfx1201")]
+#[cfg(any(iron_gfx = "gfx1201", not(target_arch = "amdgpu")))]
 const HALF_ELEMENTS: usize = WMMA_SPREAD;
 
 /// The K index of the first element lane `lane` holds of A (and of B). gfx11: every lane holds
@@ -32,7 +32,7 @@ fn first_k(_lane: u32) -> u32 {
 /// The K index of the first element lane `lane` holds of A (and of B). gfx12: wave32's lane
 /// groups hold `k = 8g ..`; in wave64, lanes `32..64` hold the second half of each wave32
 /// lane's run.
-#[cfg(iron_gfx = "gfx1201")]
+#[cfg(any(iron_gfx = "gfx1201", not(target_arch = "amdgpu")))]
 #[inline(always)]
 fn first_k(lane: u32) -> u32 {
     8 * ((lane % 32) / 16) + WMMA_SPREAD as u32 * (lane / 32)
@@ -48,7 +48,7 @@ fn d_row(lane: u32, i: u32) -> u32 {
 
 /// The row of D that element `i` of lane `lane`'s accumulator is in. gfx12: consecutive rows
 /// per lane, split over the wave as [`first_k`] splits K.
-#[cfg(iron_gfx = "gfx1201")]
+#[cfg(any(iron_gfx = "gfx1201", not(target_arch = "amdgpu")))]
 #[inline(always)]
 fn d_row(lane: u32, i: u32) -> u32 {
     8 * ((lane % 32) / 16) + WMMA_SPREAD as u32 * (lane / 32) + i
@@ -113,11 +113,11 @@ impl Mma for WmmaF32_16x16x16Bf16 {
     }
 }
 
-#[cfg(iron_gfx = "gfx1201")]
+#[cfg(any(iron_gfx = "gfx1201", not(target_arch = "amdgpu")))]
 pub use fp8::WmmaF32_16x16x16F8;
 
 /// gfx1201's FP8 WMMAs.
-#[cfg(iron_gfx = "gfx1201")]
+#[cfg(any(iron_gfx = "gfx1201", not(target_arch = "amdgpu")))]
 mod fp8 {
     use super::super::fp8::F8Kind;
     use super::super::llvm::{self, WMMA_SPREAD, WmmaCodes};
@@ -138,7 +138,7 @@ mod fp8 {
     }
 
     /// A fragment's codes as the intrinsics' operand.
-    #[cfg(iron_wave = "64")]
+    #[cfg(any(iron_wave = "64", not(target_arch = "amdgpu")))]
     #[inline(always)]
     fn codes(fragment: CodeFragment<CODE_WORDS>) -> WmmaCodes {
         fragment.0[0] as i32
