@@ -8,11 +8,13 @@ use crate::wave::{self, WaveNum};
 /// Combines `x` over the workgroup with `wave_op` (a wave reduction) and returns the result in
 /// every work-item.
 ///
-/// `scratch` is LDS the caller lends: at least `workgroup_size / WAVE` elements of `T`, not used by
-/// anything else until this returns. Workgroup-wide; the workgroup size must be a multiple of
-/// [`WAVE`].
+/// Workgroup-wide; the workgroup size must be a multiple of [`WAVE`].
+///
+/// # Safety
+/// `scratch` is LDS the caller lends: at least `workgroup_size / WAVE` elements of `T`, not used
+/// by anything else until this returns.
 #[inline(always)]
-fn reduce<T: WaveNum>(
+unsafe fn reduce<T: WaveNum>(
     x: T,
     scratch: *mut T,
     workgroup_size: u32,
@@ -39,36 +41,51 @@ fn reduce<T: WaveNum>(
 }
 
 /// The sum of `x` over the workgroup, in every work-item; see [`reduce_max`] for the contract.
+///
+/// # Safety
+/// As for [`reduce_max`].
 #[inline(always)]
-pub fn reduce_sum<T: WaveNum>(x: T, scratch: *mut T, workgroup_size: u32) -> T {
-    reduce(x, scratch, workgroup_size, T::ZERO, wave::reduce_sum)
+pub unsafe fn reduce_sum<T: WaveNum>(x: T, scratch: *mut T, workgroup_size: u32) -> T {
+    // SAFETY: the caller's contract.
+    unsafe { reduce(x, scratch, workgroup_size, T::ZERO, wave::reduce_sum) }
 }
 
 /// The maximum of `x` over the workgroup, in every work-item.
 ///
+/// Workgroup-wide; `workgroup_size` (the launched size) must be a multiple of [`WAVE`] and at
+/// most `WAVE * WAVE`.
+///
+/// # Safety
 /// `scratch` is LDS the caller lends: at least `workgroup_size / WAVE` elements, untouched by
-/// others until this returns. Workgroup-wide; `workgroup_size` (the launched size) must be a
-/// multiple of [`WAVE`] and at most `WAVE * WAVE`.
+/// others until this returns.
 #[inline(always)]
-pub fn reduce_max<T: WaveNum>(x: T, scratch: *mut T, workgroup_size: u32) -> T {
-    reduce(x, scratch, workgroup_size, T::LOWEST, wave::reduce_max)
+pub unsafe fn reduce_max<T: WaveNum>(x: T, scratch: *mut T, workgroup_size: u32) -> T {
+    // SAFETY: the caller's contract.
+    unsafe { reduce(x, scratch, workgroup_size, T::LOWEST, wave::reduce_max) }
 }
 
 /// The minimum of `x` over the workgroup, in every work-item; see [`reduce_max`] for the contract.
+///
+/// # Safety
+/// As for [`reduce_max`].
 #[inline(always)]
-pub fn reduce_min<T: WaveNum>(x: T, scratch: *mut T, workgroup_size: u32) -> T {
-    reduce(x, scratch, workgroup_size, T::HIGHEST, wave::reduce_min)
+pub unsafe fn reduce_min<T: WaveNum>(x: T, scratch: *mut T, workgroup_size: u32) -> T {
+    // SAFETY: the caller's contract.
+    unsafe { reduce(x, scratch, workgroup_size, T::HIGHEST, wave::reduce_min) }
 }
 
 /// The exclusive prefix sum of `x` over the workgroup's work-items in linear order, and the
 /// workgroup's total: work-item `i` gets `(x_0 + ... + x_{i-1}, x_0 + ... + x_{n-1})`.
 ///
 /// For floats the sums are grouped by wave (each wave's prefix, plus the sum of earlier waves'
-/// totals), so they can differ from a sequential sum by rounding. `scratch` is LDS the caller
-/// lends, as for [`reduce_max`]: at least `workgroup_size / WAVE` elements. Workgroup-wide;
+/// totals), so they can differ from a sequential sum by rounding. Workgroup-wide;
 /// `workgroup_size` must be a multiple of [`WAVE`] and at most `WAVE * WAVE`.
+///
+/// # Safety
+/// `scratch` is LDS the caller lends, as for [`reduce_max`]: at least `workgroup_size / WAVE`
+/// elements.
 #[inline(always)]
-pub fn exclusive_sum<T: WaveNum>(x: T, scratch: *mut T, workgroup_size: u32) -> (T, T) {
+pub unsafe fn exclusive_sum<T: WaveNum>(x: T, scratch: *mut T, workgroup_size: u32) -> (T, T) {
     let inclusive = wave::scan_sum(x);
     let lane = lane_id();
     let wave = wave_id();

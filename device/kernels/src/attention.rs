@@ -46,7 +46,6 @@
 
 use crate::dtype::{bf16, f16};
 use iron_intrinsics::kernel;
-#[cfg(target_arch = "amdgpu")]
 use {
     crate::attention_scalar::{Rows, attend, write_partial, write_rows},
     crate::attention_tile::{Head, Problem, query_block},
@@ -84,7 +83,6 @@ pub const fn decode_partial_len(rows: usize, splits: usize, head_dim: usize) -> 
 }
 
 /// Output columns each lane of the scalar kernels owns for rows of `head_dim`.
-#[cfg(target_arch = "amdgpu")]
 const fn columns_per_lane(head_dim: u32) -> usize {
     (head_dim / WAVE) as usize
 }
@@ -93,7 +91,6 @@ const fn columns_per_lane(head_dim: u32) -> usize {
 ///
 /// # Safety
 /// The kernel's contract (module docs).
-#[cfg(target_arch = "amdgpu")]
 #[inline(always)]
 unsafe fn forward_in<T: Float, const D: u32, const CPL: usize>(
     (q, k, v, o): (*const T, *const T, *const T, *mut T),
@@ -114,7 +111,6 @@ unsafe fn forward_in<T: Float, const D: u32, const CPL: usize>(
 ///
 /// # Safety
 /// The kernel's contract (module docs).
-#[cfg(target_arch = "amdgpu")]
 #[inline(always)]
 #[allow(clippy::too_many_arguments, reason = "an attention kernel's arguments")]
 unsafe fn forward<T: Float>(
@@ -143,7 +139,6 @@ unsafe fn forward<T: Float>(
 ///
 /// # Safety
 /// The kernel's contract (module docs).
-#[cfg(target_arch = "amdgpu")]
 #[inline(always)]
 unsafe fn decode_in<T: Float, const D: u32, const CPL: usize>(
     (q, k, v, partial): (*const T, *const T, *const T, *mut f32),
@@ -191,7 +186,6 @@ unsafe fn decode_in<T: Float, const D: u32, const CPL: usize>(
 }
 
 /// Query rows of a decode launch: `batch * heads_q`.
-#[cfg(target_arch = "amdgpu")]
 #[inline(always)]
 fn num_rows(heads_q: u32) -> u32 {
     use iron_intrinsics::id::{grid_size_z, workgroup_size_z};
@@ -202,7 +196,6 @@ fn num_rows(heads_q: u32) -> u32 {
 ///
 /// # Safety
 /// The kernel's contract (module docs).
-#[cfg(target_arch = "amdgpu")]
 #[inline(always)]
 #[allow(clippy::too_many_arguments, reason = "an attention kernel's arguments")]
 unsafe fn decode<T: Float>(
@@ -235,7 +228,6 @@ unsafe fn decode<T: Float>(
 ///
 /// # Safety
 /// The kernel's contract (module docs).
-#[cfg(target_arch = "amdgpu")]
 #[inline(always)]
 unsafe fn combine<T: Float>(partial: *const f32, o: *mut T, rows: u32, splits: u32, head_dim: u32) {
     use iron_intrinsics::fmath::exp2;

@@ -23,7 +23,6 @@
 use crate::attention::ROW_PAD;
 use crate::dtype::{bf16, f16};
 use iron_intrinsics::kernel;
-#[cfg(target_arch = "amdgpu")]
 use {
     crate::attention::FLAG_CAUSAL,
     crate::attention_tile::{Problem, Rows, query_block, stage_rows, stage_transposed, unroll},
@@ -56,21 +55,18 @@ pub const fn mfma_lds_bytes(head_dim: u32) -> u32 {
 }
 
 /// Bytes per row of the transposed V tile.
-#[cfg(target_arch = "amdgpu")]
 const V_PITCH: u32 = 2 * MFMA_KEYS + ROW_PAD;
 /// MFMA tiles of 16 keys per K tile.
-#[cfg(target_arch = "amdgpu")]
 const KEY_TILES: usize = (MFMA_KEYS / 16) as usize;
 
 /// Elements per lane of the score MFMA's operands.
-#[cfg(all(target_arch = "amdgpu", iron_gfx = "gfx950"))]
+#[cfg(iron_gfx = "gfx950")]
 const SCORE_ELEMENTS: usize = 8;
 /// Elements per lane of the score MFMA's operands.
-#[cfg(all(target_arch = "amdgpu", not(iron_gfx = "gfx950")))]
+#[cfg(not(iron_gfx = "gfx950"))]
 const SCORE_ELEMENTS: usize = 4;
 
 /// An input type of the matrix-core kernels: its MFMAs and how probabilities become operands.
-#[cfg(target_arch = "amdgpu")]
 trait MfmaInput: Float {
     /// The 16x16x16 MFMA of this type (the `P V` product: its accumulator layout of `S^T` is
     /// its B operand layout).
@@ -84,7 +80,6 @@ trait MfmaInput: Float {
     fn score_zero() -> <Self::ScoreCore as MatrixCore>::B;
 }
 
-#[cfg(target_arch = "amdgpu")]
 impl MfmaInput for f16 {
     type Core = MfmaF32_16x16x16F16;
     #[cfg(iron_gfx = "gfx950")]
@@ -101,7 +96,6 @@ impl MfmaInput for f16 {
     }
 }
 
-#[cfg(target_arch = "amdgpu")]
 impl MfmaInput for bf16 {
     type Core = MfmaF32_16x16x16Bf16;
     #[cfg(iron_gfx = "gfx950")]
@@ -119,7 +113,6 @@ impl MfmaInput for bf16 {
 }
 
 /// The maximum of `x` over the four lanes holding the same query row (`lane % 16`). Wave-wide.
-#[cfg(target_arch = "amdgpu")]
 #[inline(always)]
 fn row_max(x: f32) -> f32 {
     let x = x.max(shuffle_xor(x, 16));
@@ -127,7 +120,6 @@ fn row_max(x: f32) -> f32 {
 }
 
 /// The sum of `x` over the four lanes holding the same query row. Wave-wide.
-#[cfg(target_arch = "amdgpu")]
 #[inline(always)]
 fn row_sum(x: f32) -> f32 {
     let x = x + shuffle_xor(x, 16);
@@ -140,7 +132,6 @@ fn row_sum(x: f32) -> f32 {
 /// # Safety
 /// The kernel's contract (module docs); `q` and `o` point at the block's first row, `k` and `v`
 /// at the KV head.
-#[cfg(target_arch = "amdgpu")]
 #[inline(always)]
 unsafe fn attend<T: MfmaInput, const D: u32, const STEPS: usize>(
     (q, k, v, o): (*const T, *const T, *const T, *mut T),
@@ -276,7 +267,6 @@ unsafe fn attend<T: MfmaInput, const D: u32, const STEPS: usize>(
 }
 
 /// Four 16-bit elements written as one 8-byte access.
-#[cfg(target_arch = "amdgpu")]
 #[repr(C, align(8))]
 struct Words2<T>([T; 4]);
 
@@ -284,7 +274,6 @@ struct Words2<T>([T; 4]);
 ///
 /// # Safety
 /// The kernel's contract (module docs).
-#[cfg(target_arch = "amdgpu")]
 #[inline(always)]
 #[allow(clippy::too_many_arguments, reason = "an attention kernel's arguments")]
 unsafe fn forward<T: MfmaInput>(

@@ -24,7 +24,6 @@
 use crate::attention::ROW_PAD;
 use crate::dtype::{bf16, f16};
 use iron_intrinsics::kernel;
-#[cfg(target_arch = "amdgpu")]
 use {
     crate::attention::FLAG_CAUSAL,
     crate::attention_tile::{Problem, Rows, query_block, stage_rows, stage_transposed, unroll},
@@ -60,35 +59,28 @@ pub const fn wmma_lds_bytes(head_dim: u32) -> u32 {
 }
 
 /// Accumulator elements per lane: `256 / WAVE`.
-#[cfg(target_arch = "amdgpu")]
 const SPREAD: usize = (256 / WAVE) as usize;
 /// Bytes per row of the transposed V tile and of the probability tiles.
-#[cfg(target_arch = "amdgpu")]
 const KEY_PITCH: u32 = 2 * WMMA_KEYS + ROW_PAD;
 /// WMMA tiles of 16 keys per K tile.
-#[cfg(target_arch = "amdgpu")]
 const KEY_TILES: usize = (WMMA_KEYS / 16) as usize;
 
 /// An input type of the WMMA kernels and its instruction.
-#[cfg(target_arch = "amdgpu")]
 trait WmmaInput: Float {
     /// The 16x16x16 WMMA of this type.
     type Core: Mma<Acc = Accumulator<SPREAD>>;
 }
 
-#[cfg(target_arch = "amdgpu")]
 impl WmmaInput for f16 {
     type Core = WmmaF32_16x16x16F16;
 }
 
-#[cfg(target_arch = "amdgpu")]
 impl WmmaInput for bf16 {
     type Core = WmmaF32_16x16x16Bf16;
 }
 
 /// Combines `x` over the lane groups holding the same query row (`lane % 16`) with `op`.
 /// Wave-wide.
-#[cfg(target_arch = "amdgpu")]
 #[inline(always)]
 fn across_groups(x: f32, op: fn(f32, f32) -> f32) -> f32 {
     let mut x = op(x, shuffle_xor(x, 16));
@@ -104,7 +96,6 @@ fn across_groups(x: f32, op: fn(f32, f32) -> f32) -> f32 {
 /// # Safety
 /// The kernel's contract (module docs); `q` and `o` point at the block's first row, `k` and `v`
 /// at the KV head.
-#[cfg(target_arch = "amdgpu")]
 #[inline(always)]
 unsafe fn attend<T: WmmaInput, const D: u32, const STEPS: usize>(
     (q, k, v, o): (*const T, *const T, *const T, *mut T),
@@ -254,7 +245,6 @@ unsafe fn attend<T: WmmaInput, const D: u32, const STEPS: usize>(
 ///
 /// # Safety
 /// The kernel's contract (module docs).
-#[cfg(target_arch = "amdgpu")]
 #[inline(always)]
 #[allow(clippy::too_many_arguments, reason = "an attention kernel's arguments")]
 unsafe fn forward<T: WmmaInput>(

@@ -18,17 +18,13 @@
 //!
 //! Launch: any grid, workgroups of up to 256 work-items, no dynamic LDS.
 
-#[cfg(target_arch = "amdgpu")]
 use crate::dtype::{Float, load, store};
 use crate::dtype::{bf16, f16};
-#[cfg(target_arch = "amdgpu")]
 use iron_intrinsics::id::{global_id_x, grid_size_x};
 use iron_intrinsics::kernel;
-#[cfg(target_arch = "amdgpu")]
 use iron_quant::{E4M3Fn, E4M3Fnuz, E5M2, E5M2Fnuz, ElementFormat};
 
 /// `y[i] = f(x[i])` for `i < n`, `V` elements per chunk.
-#[cfg(target_arch = "amdgpu")]
 #[inline(always)]
 fn convert<I: Copy, O: Copy, const V: usize>(x: *const I, y: *mut O, n: u32, f: impl Fn(I) -> O) {
     let chunks = n / V as u32;
@@ -50,7 +46,6 @@ fn convert<I: Copy, O: Copy, const V: usize>(x: *const I, y: *mut O, n: u32, f: 
 }
 
 /// f32, f16 or bf16 to the FP8 format `F`, saturating; 16 elements per chunk.
-#[cfg(target_arch = "amdgpu")]
 #[inline(always)]
 fn to_fp8<T: Float, F: ElementFormat>(x: *const T, y: *mut u8, n: u32) {
     convert::<T, u8, 16>(x, y, n, |v| F::encode_from_f32_saturating(v.into_f32()));

@@ -43,14 +43,12 @@ pub const fn unpack_bytes(word: u32) -> [u32; 4] {
 
 /// `x * sigmoid(x)`, with `iron_intrinsics::fmath::exp` (within 2 ulp) and a correctly rounded
 /// division.
-#[cfg(target_arch = "amdgpu")]
 #[inline(always)]
 pub(crate) fn silu(x: f32) -> f32 {
     x / (1.0 + iron_intrinsics::fmath::exp(-x))
 }
 
 /// The window of a 2-D convolution as the kernels read it from their packed arguments.
-#[cfg(target_arch = "amdgpu")]
 #[derive(Clone, Copy)]
 pub(crate) struct Window {
     /// Input height and width.
@@ -79,7 +77,6 @@ pub(crate) struct Window {
     pub(crate) dilation_w: u32,
 }
 
-#[cfg(target_arch = "amdgpu")]
 impl Window {
     /// The window of the packed arguments `input_hw`, `output_hw` ([`pack_pair`]),
     /// `kernel_stride` (`r, s, stride_h, stride_w`) and `pad_dilation`
@@ -134,7 +131,6 @@ impl Window {
 
 /// Position `padded` of a padded axis (`pad` zeros before `len` elements) as an index into the
 /// axis, when it is inside.
-#[cfg(target_arch = "amdgpu")]
 #[inline(always)]
 fn inside(padded: u32, pad: u32, len: u32) -> Option<u32> {
     if padded >= pad && padded - pad < len {
@@ -145,7 +141,6 @@ fn inside(padded: u32, pad: u32, len: u32) -> Option<u32> {
 }
 
 /// The channels of a grouped 2-D convolution: input and output channels and the group count.
-#[cfg(target_arch = "amdgpu")]
 #[derive(Clone, Copy)]
 pub(crate) struct Channels {
     /// Input channels in all.
@@ -158,7 +153,6 @@ pub(crate) struct Channels {
     pub(crate) k_per_group: u32,
 }
 
-#[cfg(target_arch = "amdgpu")]
 impl Channels {
     /// The channels of `groups` groups (dividing both counts, as the host checks).
     #[inline(always)]

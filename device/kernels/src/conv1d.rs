@@ -11,7 +11,7 @@
 //!   first), updated in place to the last `width - 1` inputs after it. Running the full kernel
 //!   over a sequence equals running this one over its pieces from a zero state.
 //!
-//! `width` is 1 to [`MAX_WIDTH`](crate::conv::MAX_WIDTH); [`FLAG_SILU`](crate::conv::FLAG_SILU) in `flags` applies SiLU to each output. Sums
+//! `width` is 1 to [`MAX_WIDTH`]; [`FLAG_SILU`] in `flags` applies SiLU to each output. Sums
 //! start from the bias (0 without one) and add the taps in order `j = 0..width` with fused
 //! multiply-adds; SiLU (when asked) and one rounding to the output type follow.
 //!
@@ -31,7 +31,6 @@
 
 use crate::dtype::{bf16, f16};
 use iron_intrinsics::kernel;
-#[cfg(target_arch = "amdgpu")]
 use {
     crate::conv::{FLAG_SILU, MAX_WIDTH, silu},
     crate::dtype::{Float, load, narrow, store, widen},
@@ -49,14 +48,12 @@ use {
 pub const CAUSAL_OUTPUTS: u32 = 8;
 
 /// [`CAUSAL_OUTPUTS`] as an array length.
-#[cfg(target_arch = "amdgpu")]
 const V: usize = CAUSAL_OUTPUTS as usize;
 
 /// The taps and bias of channel `c`, widened.
 ///
 /// # Safety
 /// `w` must hold `W` taps for channel `c`; `bias` must be null or hold channel `c`.
-#[cfg(target_arch = "amdgpu")]
 #[inline(always)]
 unsafe fn channel_filter<T: Float, const W: usize>(
     w: *const T,
@@ -75,7 +72,6 @@ unsafe fn channel_filter<T: Float, const W: usize>(
 }
 
 /// The output of one window: `b + sum_j taps[j] * window[j]`, then SiLU when asked.
-#[cfg(target_arch = "amdgpu")]
 #[inline(always)]
 fn filter<const W: usize>(taps: &[f32; W], b: f32, window: &[f32; W], with_silu: bool) -> f32 {
     let mut acc = b;
@@ -90,7 +86,6 @@ fn filter<const W: usize>(taps: &[f32; W], b: f32, window: &[f32; W], with_silu:
 ///
 /// # Safety
 /// As for [`channel_filter`].
-#[cfg(target_arch = "amdgpu")]
 #[inline(always)]
 unsafe fn wave_filter<T: Float, const W: usize>(
     w: *const T,
@@ -112,7 +107,6 @@ unsafe fn wave_filter<T: Float, const W: usize>(
 }
 
 /// The bits of `V` elements as `WORDS` 32-bit words (the same bytes).
-#[cfg(target_arch = "amdgpu")]
 #[inline(always)]
 fn to_words<T: Float, const WORDS: usize>(values: [T; V]) -> [u32; WORDS] {
     const { assert!(WORDS * 4 == V * size_of::<T>()) };
@@ -121,7 +115,6 @@ fn to_words<T: Float, const WORDS: usize>(values: [T; V]) -> [u32; WORDS] {
 }
 
 /// The `V` elements whose bits `words` holds.
-#[cfg(target_arch = "amdgpu")]
 #[inline(always)]
 fn from_words<T: Float, const WORDS: usize>(words: [u32; WORDS]) -> [T; V] {
     const { assert!(WORDS * 4 == V * size_of::<T>()) };
@@ -136,7 +129,6 @@ fn from_words<T: Float, const WORDS: usize>(words: [u32; WORDS]) -> [T; V] {
 /// # Safety
 /// `row` must hold `length` elements, start 16-byte aligned when `WHOLE`, and `t0 < length` be a
 /// multiple of `V`.
-#[cfg(target_arch = "amdgpu")]
 #[inline(always)]
 unsafe fn load_inputs<T: Float, const WORDS: usize, const WHOLE: bool>(
     row: *const T,
@@ -166,7 +158,6 @@ unsafe fn load_inputs<T: Float, const WORDS: usize, const WHOLE: bool>(
 ///
 /// # Safety
 /// `row` must hold at least `t0` elements when `t0 > 0` and this is the wave's first lane.
-#[cfg(target_arch = "amdgpu")]
 #[inline(always)]
 unsafe fn preceding_inputs<T: Float, const W: usize, const WORDS: usize>(
     row: *const T,
@@ -202,7 +193,6 @@ unsafe fn preceding_inputs<T: Float, const W: usize, const WORDS: usize>(
 ///
 /// # Safety
 /// The kernel's contract (module docs).
-#[cfg(target_arch = "amdgpu")]
 #[inline(always)]
 #[allow(clippy::too_many_arguments, reason = "the kernel's arguments")]
 unsafe fn causal<T: Float, const W: usize, const WORDS: usize>(
@@ -233,7 +223,6 @@ unsafe fn causal<T: Float, const W: usize, const WORDS: usize>(
 ///
 /// # Safety
 /// The kernel's contract (module docs), and `length` a multiple of `V` when `WHOLE`.
-#[cfg(target_arch = "amdgpu")]
 #[inline(always)]
 unsafe fn causal_rows<T: Float, const W: usize, const WORDS: usize, const WHOLE: bool>(
     x: *const T,
@@ -299,9 +288,12 @@ unsafe fn causal_rows<T: Float, const W: usize, const WORDS: usize, const WHOLE:
 ///
 /// # Safety
 /// The kernel's contract (module docs).
-#[cfg(target_arch = "amdgpu")]
 #[inline(always)]
 #[allow(clippy::too_many_arguments, reason = "the kernel's arguments")]
+#[allow(
+    clippy::needless_range_loop,
+    reason = "indexed with the unrolled loops' constants, the window stays in registers"
+)]
 unsafe fn step<T: Float, const W: usize>(
     x: *const T,
     w: *const T,
@@ -345,7 +337,6 @@ unsafe fn step<T: Float, const W: usize>(
     }
 }
 
-#[cfg(target_arch = "amdgpu")]
 /// Calls `$f::<$t, W, $more..>($args)` with `W` the constant equal to `$width` (1 to 8); other
 /// widths (refused by the host) write nothing.
 macro_rules! with_width {

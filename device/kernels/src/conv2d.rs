@@ -32,7 +32,6 @@
 
 use crate::dtype::{bf16, f16};
 use iron_intrinsics::kernel;
-#[cfg(target_arch = "amdgpu")]
 use {
     crate::conv::{Channels, Window},
     crate::dtype::Float,
@@ -46,7 +45,6 @@ use {
 ///
 /// # Safety
 /// The kernel's contract (module docs), with `n`, `k`, `oh`, `ow` inside the output.
-#[cfg(target_arch = "amdgpu")]
 #[inline(always)]
 unsafe fn dot_nchw<T: Float>(
     x: *const T,
@@ -85,7 +83,6 @@ unsafe fn dot_nchw<T: Float>(
 ///
 /// # Safety
 /// As for [`dot_nchw`].
-#[cfg(target_arch = "amdgpu")]
 #[inline(always)]
 unsafe fn dot_nhwc<T: Float>(
     x: *const T,
@@ -120,7 +117,6 @@ unsafe fn dot_nhwc<T: Float>(
 ///
 /// # Safety
 /// The kernel's contract (module docs).
-#[cfg(target_arch = "amdgpu")]
 #[inline(always)]
 unsafe fn direct<T: Float, const NHWC: bool>(
     (x, w, bias, y): (*const T, *const T, *const T, *mut T),

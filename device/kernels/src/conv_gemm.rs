@@ -35,7 +35,6 @@
 
 use crate::dtype::{bf16, f16};
 use iron_intrinsics::kernel;
-#[cfg(target_arch = "amdgpu")]
 use {
     crate::conv::{Channels, Window},
     crate::dtype::Float,
@@ -61,22 +60,18 @@ const ROW_BYTES: u32 = 2 * TILE_K;
 /// Dynamic LDS: A's and B's K tiles, 64 rows each.
 pub const LDS_BYTES: u32 = 2 * BLOCK * ROW_BYTES;
 /// K elements each work-item gathers per tile (one 16-byte LDS write).
-#[cfg(target_arch = "amdgpu")]
 const RUN: u32 = 8;
 /// Rows (and columns) of a matrix instruction tile.
-#[cfg(target_arch = "amdgpu")]
 const MMA_TILE: u32 = 16;
 /// Instruction tiles per wave: the workgroup's 16 over its waves.
-#[cfg(target_arch = "amdgpu")]
 const TILES_PER_WAVE: usize = (WAVE / MMA_TILE) as usize;
 /// Instruction tiles per row of the workgroup's tile.
-#[cfg(target_arch = "amdgpu")]
 const TILES_PER_ROW: u32 = BLOCK / MMA_TILE;
 
 /// `[$value for $t in 0..TILES_PER_WAVE]` (`$t: u32`), written out with constant indices: the
 /// accumulators and fragments stay in registers (a loop LLVM does not unroll would put them in
 /// scratch memory).
-#[cfg(all(target_arch = "amdgpu", iron_wave = "64"))]
+#[cfg(any(iron_wave = "64", not(target_arch = "amdgpu")))]
 macro_rules! per_wave_tile {
     (|$t:ident| $value:expr) => {{
         const { assert!(TILES_PER_WAVE == 4) };
@@ -84,7 +79,7 @@ macro_rules! per_wave_tile {
     }};
 }
 /// `[$value for $t in 0..TILES_PER_WAVE]` (see the wave64 definition).
-#[cfg(all(target_arch = "amdgpu", iron_wave = "32"))]
+#[cfg(iron_wave = "32")]
 macro_rules! per_wave_tile {
     (|$t:ident| $value:expr) => {{
         const { assert!(TILES_PER_WAVE == 2) };
@@ -92,7 +87,6 @@ macro_rules! per_wave_tile {
     }};
 }
 
-#[cfg(target_arch = "amdgpu")]
 const _: () = assert!(
     ROW_BYTES == SWIZZLED_ROW_BYTES,
     "the staged rows are the GEMM kernels' swizzled rows"
@@ -100,26 +94,22 @@ const _: () = assert!(
 
 /// Eight 16-bit codes, two per word (the lower K index in the low half), moved as one 16-byte
 /// access.
-#[cfg(target_arch = "amdgpu")]
 #[derive(Clone, Copy)]
 #[repr(C, align(16))]
 struct Run([u32; RUN as usize / 2]);
 
-#[cfg(target_arch = "amdgpu")]
 impl Run {
     /// Nothing: eight zeros.
     const ZERO: Run = Run([0; RUN as usize / 2]);
 }
 
 /// Two 16-bit codes in one word, `low` in the low half.
-#[cfg(target_arch = "amdgpu")]
 #[inline(always)]
 fn pair(low: u16, high: u16) -> u32 {
     u32::from(low) | (u32::from(high) << 16)
 }
 
 /// The problem one workgroup works on: the convolution, its group and its tile.
-#[cfg(target_arch = "amdgpu")]
 #[derive(Clone, Copy)]
 struct Problem {
     ch: Channels,
@@ -137,7 +127,6 @@ struct Problem {
 }
 
 /// An output pixel: image, row, column.
-#[cfg(target_arch = "amdgpu")]
 #[derive(Clone, Copy)]
 struct Pixel {
     n: u32,
@@ -147,7 +136,6 @@ struct Pixel {
 
 /// A row of A as its gathers read it, worked out once per work-item: the input position under
 /// filter tap `(0, 0)` and where the pixel's image and the group's channels start in `x`.
-#[cfg(target_arch = "amdgpu")]
 #[derive(Clone, Copy)]
 struct RowOrigin {
     /// Input row under filter row 0 (`oh * stride_h - pad_h`, wrapping below 0); for a row
@@ -160,7 +148,6 @@ struct RowOrigin {
 }
 
 /// The filter tap of a K index: input channel within the group, filter row and column.
-#[cfg(target_arch = "amdgpu")]
 #[derive(Clone, Copy)]
 struct Tap {
     c: u32,
@@ -170,10 +157,8 @@ struct Tap {
 
 /// The row origin of a row past M: `2^31` plus at most `255 * 255` stays above every input
 /// height.
-#[cfg(target_arch = "amdgpu")]
 const OUTSIDE: u32 = 1 << 31;
 
-#[cfg(target_arch = "amdgpu")]
 impl Problem {
     /// Output pixel `m` (a row of A).
     #[inline(always)]
@@ -300,7 +285,6 @@ impl Problem {
 ///
 /// # Safety
 /// They must be readable and `p` 16-byte aligned.
-#[cfg(target_arch = "amdgpu")]
 #[inline(always)]
 unsafe fn read_run(p: *const u16) -> Run {
     // SAFETY: as the caller guarantees.
@@ -313,7 +297,6 @@ unsafe fn read_run(p: *const u16) -> Run {
 ///
 /// # Safety
 /// `p` (when `inside`) and `fallback` must be readable for `RUN` elements, 16-byte aligned.
-#[cfg(target_arch = "amdgpu")]
 #[inline(always)]
 unsafe fn read_run_or_zero(inside: bool, p: *const u16, fallback: *const u16) -> Run {
     // SAFETY: as the caller guarantees.
@@ -325,7 +308,6 @@ unsafe fn read_run_or_zero(inside: bool, p: *const u16, fallback: *const u16) ->
 ///
 /// # Safety
 /// `p` (when `inside`) and `fallback` must be readable.
-#[cfg(target_arch = "amdgpu")]
 #[inline(always)]
 unsafe fn read_or_zero(inside: bool, p: *const u16, fallback: *const u16) -> u16 {
     // SAFETY: as the caller guarantees.
@@ -341,7 +323,6 @@ unsafe fn read_or_zero(inside: bool, p: *const u16, fallback: *const u16) -> u16
 /// `x` must hold the convolution's input, 16-byte aligned, and `w` its weights (`K > 0`
 /// elements per output channel, at least `RUN` when `K` is a multiple of `RUN`), 16-byte
 /// aligned: `w` is read in place of the padding.
-#[cfg(target_arch = "amdgpu")]
 #[inline(always)]
 unsafe fn gather_a<const NHWC: bool>(
     (x, w): (*const u16, *const u16),
@@ -372,7 +353,6 @@ unsafe fn gather_a<const NHWC: bool>(
 }
 
 /// A column of B as its gathers read it, worked out once per work-item.
-#[cfg(target_arch = "amdgpu")]
 #[derive(Clone, Copy)]
 struct ColumnOrigin {
     /// The column's first weight (the start of `w` for a column past N).
@@ -387,7 +367,6 @@ struct ColumnOrigin {
 /// # Safety
 /// `w` must hold the convolution's weights (`K > 0` elements per output channel), 16-byte
 /// aligned, and `col` must be this convolution's.
-#[cfg(target_arch = "amdgpu")]
 #[inline(always)]
 unsafe fn gather_b(w: *const u16, p: &Problem, col: ColumnOrigin, k0: u32) -> Run {
     if p.k.is_multiple_of(RUN) {
@@ -412,7 +391,6 @@ unsafe fn gather_b(w: *const u16, p: &Problem, col: ColumnOrigin, k0: u32) -> Ru
 /// # Safety
 /// `x` and `w` must hold the convolution's input and weights, 16-byte aligned, `K > 0`, and
 /// the origins must be this convolution's.
-#[cfg(target_arch = "amdgpu")]
 #[inline(always)]
 unsafe fn gather<const NHWC: bool>(
     x: *const u16,
@@ -435,7 +413,6 @@ unsafe fn gather<const NHWC: bool>(
 ///
 /// # Safety
 /// The kernel's contract (module docs).
-#[cfg(target_arch = "amdgpu")]
 #[inline(always)]
 unsafe fn conv_gemm<I: Mma, T: Float, const NHWC: bool>(
     (x, w, bias, y): (*const u16, *const u16, *const T, *mut T),

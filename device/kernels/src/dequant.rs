@@ -22,18 +22,12 @@
 //!
 //! The same decoding writes f16 and bf16: [`crate::dequant_half`].
 
-#[cfg(target_arch = "amdgpu")]
 use crate::decode::{MxBlocks, Nvfp4Blocks, Quantized, UNIT, UnitCodes, load_item, load_unit};
-#[cfg(target_arch = "amdgpu")]
 use crate::dtype::{Float, narrow, store};
-#[cfg(target_arch = "amdgpu")]
 use crate::wave_scales::{ScaleLayout, consecutive_lanes, item_scales};
-#[cfg(target_arch = "amdgpu")]
 use iron_intrinsics::id::{global_id_x, grid_size_x};
 use iron_intrinsics::kernel;
-#[cfg(target_arch = "amdgpu")]
 use iron_quant::ElementFormat;
-#[cfg(target_arch = "amdgpu")]
 use iron_quant::{MxFp4, MxFp6E2M3, MxFp6E3M2, MxFp8E4M3, MxFp8E5M2, MxInt8};
 
 /// Units of 16 elements a work-item of the dequantization kernels decodes per step for element
@@ -52,7 +46,6 @@ pub const fn units_per_workitem(bits: u32) -> usize {
 ///
 /// # Safety
 /// `out` holds the unit's 16 elements and is 16-byte aligned.
-#[cfg(target_arch = "amdgpu")]
 #[inline(always)]
 unsafe fn write_unit<Q: Quantized, T: Float>(
     codes: UnitCodes,
@@ -75,7 +68,6 @@ unsafe fn write_unit<Q: Quantized, T: Float>(
 /// `codes` holds `units` units and is 16-byte aligned; `scales` holds their scale codes
 /// (`units / Q::UNITS_PER_SCALE`) and is 16-byte aligned; `out` holds `16 * units` elements and
 /// is 16-byte aligned; `units` plus the grid's work-items is below 2^32.
-#[cfg(target_arch = "amdgpu")]
 #[inline(always)]
 pub(crate) unsafe fn dequantize_units<Q: Quantized, T: Float>(
     codes: *const u8,
@@ -143,7 +135,6 @@ pub(crate) unsafe fn dequantize_units<Q: Quantized, T: Float>(
 }
 
 /// Decodes blocks `0..blocks` of the block format `Q` into `out` as `T`.
-#[cfg(target_arch = "amdgpu")]
 #[inline(always)]
 pub(crate) fn dequant_blocks<Q: Quantized, T: Float>(
     packed: *const u8,

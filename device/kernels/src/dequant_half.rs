@@ -22,7 +22,6 @@
 
 use crate::dtype::{bf16, f16};
 use iron_intrinsics::kernel;
-#[cfg(target_arch = "amdgpu")]
 use {
     crate::decode::{MxBlocks, Nvfp4Blocks, PlainCodes, UNIT, UnitElement},
     crate::dequant::{dequant_blocks, dequantize_units},
@@ -34,7 +33,6 @@ use {
 };
 
 /// `out[i] = E::decode(codes[i]) * scale` for `i < n`, as `T`.
-#[cfg(target_arch = "amdgpu")]
 #[inline(always)]
 fn dequant_plain<E: UnitElement, T: Float>(codes: *const u8, scale: f32, out: *mut T, n: u32) {
     let units = n / UNIT as u32;

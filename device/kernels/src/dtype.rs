@@ -9,7 +9,6 @@
 pub use iron_quant::half_float::{bf16, f16};
 
 /// A float type kernels read and write; arithmetic happens in f32.
-#[cfg(target_arch = "amdgpu")]
 pub trait Float: Copy {
     /// Elements in one 16-byte access.
     const PACK: usize;
@@ -19,7 +18,6 @@ pub trait Float: Copy {
     fn round_from_f32(x: f32) -> Self;
 }
 
-#[cfg(target_arch = "amdgpu")]
 impl Float for f32 {
     const PACK: usize = 4;
     #[inline(always)]
@@ -32,7 +30,6 @@ impl Float for f32 {
     }
 }
 
-#[cfg(target_arch = "amdgpu")]
 impl Float for f16 {
     const PACK: usize = 8;
     #[inline(always)]
@@ -45,7 +42,6 @@ impl Float for f16 {
     }
 }
 
-#[cfg(target_arch = "amdgpu")]
 impl Float for bf16 {
     const PACK: usize = 8;
     #[inline(always)]
@@ -59,13 +55,11 @@ impl Float for bf16 {
 }
 
 /// `V` elements aligned to 16 bytes: read and written with 16-byte accesses.
-#[cfg(target_arch = "amdgpu")]
 #[derive(Clone, Copy)]
 #[repr(C, align(16))]
 struct Aligned16<A>(A);
 
 /// Whether `V` elements of `T` are read and written as 16-byte accesses.
-#[cfg(target_arch = "amdgpu")]
 const fn is_wide<T, const V: usize>() -> bool {
     V > 1 && (V * size_of::<T>()).is_multiple_of(16)
 }
@@ -75,7 +69,6 @@ const fn is_wide<T, const V: usize>() -> bool {
 /// # Safety
 /// They must be in bounds; when `V` elements fill whole 16-byte words, `p` must be 16-byte
 /// aligned (device allocations are).
-#[cfg(target_arch = "amdgpu")]
 #[inline(always)]
 pub unsafe fn load<T: Copy, const V: usize>(p: *const T, chunk: usize) -> [T; V] {
     if is_wide::<T, V>() {
@@ -92,7 +85,6 @@ pub unsafe fn load<T: Copy, const V: usize>(p: *const T, chunk: usize) -> [T; V]
 ///
 /// # Safety
 /// As for [`load`].
-#[cfg(target_arch = "amdgpu")]
 #[inline(always)]
 pub unsafe fn store<T: Copy, const V: usize>(p: *mut T, chunk: usize, values: [T; V]) {
     if is_wide::<T, V>() {
@@ -105,14 +97,12 @@ pub unsafe fn store<T: Copy, const V: usize>(p: *mut T, chunk: usize, values: [T
 }
 
 /// The f32 values of `V` elements.
-#[cfg(target_arch = "amdgpu")]
 #[inline(always)]
 pub fn widen<T: Float, const V: usize>(values: [T; V]) -> [f32; V] {
     core::array::from_fn(|k| values[k].into_f32())
 }
 
 /// `V` f32 values rounded to `T`.
-#[cfg(target_arch = "amdgpu")]
 #[inline(always)]
 pub fn narrow<T: Float, const V: usize>(values: [f32; V]) -> [T; V] {
     core::array::from_fn(|k| T::round_from_f32(values[k]))
@@ -121,7 +111,6 @@ pub fn narrow<T: Float, const V: usize>(values: [f32; V]) -> [T; V] {
 /// The byte offset of chunk `chunk` of `V` elements of `T`, computed in 32 bits: the address is
 /// then a base plus a 32-bit offset, which global loads and stores add themselves (and which
 /// takes one register per lane instead of two).
-#[cfg(target_arch = "amdgpu")]
 #[inline(always)]
 fn offset32<T, const V: usize>(chunk: u32) -> usize {
     (chunk * (V * size_of::<T>()) as u32) as usize
@@ -131,7 +120,6 @@ fn offset32<T, const V: usize>(chunk: u32) -> usize {
 ///
 /// # Safety
 /// As for [`load`], and `(chunk + 1) * V * size_of::<T>()` must be below 2^32.
-#[cfg(target_arch = "amdgpu")]
 #[inline(always)]
 pub unsafe fn load_near<T: Copy, const V: usize>(p: *const T, chunk: u32) -> [T; V] {
     // SAFETY: as the caller guarantees.
@@ -142,7 +130,6 @@ pub unsafe fn load_near<T: Copy, const V: usize>(p: *const T, chunk: u32) -> [T;
 ///
 /// # Safety
 /// As for [`load_near`].
-#[cfg(target_arch = "amdgpu")]
 #[inline(always)]
 pub unsafe fn store_near<T: Copy, const V: usize>(p: *mut T, chunk: u32, values: [T; V]) {
     // SAFETY: as the caller guarantees.

@@ -5,26 +5,21 @@
 //! last `n % 4` elements are handled one by one. Buffers must be 16-byte aligned (device
 //! allocations are). Launch: workgroups of up to 256 work-items, no dynamic LDS.
 
-#[cfg(target_arch = "amdgpu")]
 use iron_intrinsics::id::{global_id_x, grid_size_x};
 use iron_intrinsics::kernel;
-#[cfg(target_arch = "amdgpu")]
 use iron_intrinsics::math::mul_add;
 
 /// Four 32-bit words moved as one 16-byte access.
-#[cfg(target_arch = "amdgpu")]
 #[derive(Clone, Copy)]
 #[repr(C, align(16))]
 struct Words4([u32; 4]);
 
 /// Four f32 moved as one 16-byte access.
-#[cfg(target_arch = "amdgpu")]
 #[derive(Clone, Copy)]
 #[repr(C, align(16))]
 struct F32x4([f32; 4]);
 
 /// Calls `body(i)` for every index `i < count` this work-item owns in a grid-stride loop.
-#[cfg(target_arch = "amdgpu")]
 #[inline(always)]
 fn grid_stride(count: u32, mut body: impl FnMut(usize)) {
     let stride = grid_size_x();
@@ -37,7 +32,6 @@ fn grid_stride(count: u32, mut body: impl FnMut(usize)) {
 
 /// Calls `vector(i)` for each 4-element group and `scalar(j)` for each of the `n % 4` trailing
 /// elements, spread over the grid.
-#[cfg(target_arch = "amdgpu")]
 #[inline(always)]
 fn split_vec4(n: u32, vector: impl FnMut(usize), mut scalar: impl FnMut(usize)) {
     let groups = n / 4;

@@ -19,20 +19,15 @@
 //! `e^x` is `iron_intrinsics::fmath::exp` (within 2 ulp); divisions are correctly rounded.
 //! `silu(-inf)` and `gelu(-inf)` are NaN (`-inf / inf`), as `x * sigmoid(x)` gives in f32.
 
-#[cfg(target_arch = "amdgpu")]
 use crate::dtype::{Float, load, narrow, store, widen};
 use crate::dtype::{bf16, f16};
-#[cfg(target_arch = "amdgpu")]
 use iron_intrinsics::fmath::exp;
-#[cfg(target_arch = "amdgpu")]
 use iron_intrinsics::id::{global_id_x, grid_size_x};
 use iron_intrinsics::kernel;
-#[cfg(target_arch = "amdgpu")]
 use iron_intrinsics::math::mul_add;
 
 /// Calls `wide(chunk)` for each whole chunk of `V` elements and `narrow(i)` for each of the
 /// `n % V` trailing elements, spread over the grid.
-#[cfg(target_arch = "amdgpu")]
 #[inline(always)]
 fn split<const V: usize>(n: u32, mut wide: impl FnMut(usize), mut narrow: impl FnMut(usize)) {
     let chunks = n / V as u32;
@@ -50,7 +45,6 @@ fn split<const V: usize>(n: u32, mut wide: impl FnMut(usize), mut narrow: impl F
 
 /// `y[i] = f(x[i])` for `i < n`, in f32; `V` is [`Float::PACK`] (a const argument, as Rust
 /// cannot yet derive it from `T` there).
-#[cfg(target_arch = "amdgpu")]
 #[inline(always)]
 fn map1<T: Float, const V: usize>(x: *const T, y: *mut T, n: u32, f: impl Fn(f32) -> f32) {
     const { assert!(V == T::PACK) };
@@ -68,7 +62,6 @@ fn map1<T: Float, const V: usize>(x: *const T, y: *mut T, n: u32, f: impl Fn(f32
 }
 
 /// `c[i] = f(a[i], b[i])` for `i < n`, in f32; `V` is [`Float::PACK`].
-#[cfg(target_arch = "amdgpu")]
 #[inline(always)]
 fn map2<T: Float, const V: usize>(
     a: *const T,
@@ -95,7 +88,6 @@ fn map2<T: Float, const V: usize>(
 }
 
 /// `d[i] = f(a[i], b[i], c[i])` for `i < n`, in f32; `V` is [`Float::PACK`].
-#[cfg(target_arch = "amdgpu")]
 #[inline(always)]
 fn map3<T: Float, const V: usize>(
     a: *const T,
@@ -137,25 +129,21 @@ fn map3<T: Float, const V: usize>(
 }
 
 /// `max(x, 0)`, keeping NaN.
-#[cfg(target_arch = "amdgpu")]
 #[inline(always)]
 fn relu(x: f32) -> f32 {
     if x < 0.0 { 0.0 } else { x }
 }
 
 /// `x * sigmoid(x)`.
-#[cfg(target_arch = "amdgpu")]
 #[inline(always)]
 fn silu(x: f32) -> f32 {
     x / (1.0 + exp(-x))
 }
 
 /// `sqrt(2 / pi)`.
-#[cfg(target_arch = "amdgpu")]
 const SQRT_2_OVER_PI: f32 = 0.797_884_6;
 
 /// GELU, tanh form: `0.5 x (1 + tanh(u)) = x * sigmoid(2 u)`, `u = sqrt(2/pi) (x + 0.044715 x^3)`.
-#[cfg(target_arch = "amdgpu")]
 #[inline(always)]
 fn gelu(x: f32) -> f32 {
     let u = SQRT_2_OVER_PI * x * mul_add(0.044_715 * x, x, 1.0);

@@ -23,10 +23,8 @@
 //! that (rows then start 16-byte aligned), element by element otherwise. Buffers must be
 //! 16-byte aligned (device allocations are).
 
-#[cfg(target_arch = "amdgpu")]
 use crate::dtype::{load, store};
 use iron_intrinsics::kernel;
-#[cfg(target_arch = "amdgpu")]
 use iron_intrinsics::{
     id::{
         lane_id, num_workgroups_x, workgroup_id_x, workgroup_size_x, workgroup_size_y,
@@ -38,7 +36,6 @@ use iron_intrinsics::{
 /// `indices[row]`, read once for all active work-items of the wave on the same row: each round,
 /// the first active work-item reads the index of its row and broadcasts it, and the work-items on
 /// that row take it and leave (one round per distinct row in the wave).
-#[cfg(target_arch = "amdgpu")]
 #[inline(always)]
 fn row_index(indices: *const u32, row: u32) -> u32 {
     loop {
@@ -58,7 +55,6 @@ fn row_index(indices: *const u32, row: u32) -> u32 {
 }
 
 /// Copies every row this work-item shares in, `V` elements per chunk (`dim` a multiple of `V`).
-#[cfg(target_arch = "amdgpu")]
 #[inline(always)]
 fn gather_chunked<T: Copy + Default, const V: usize>(
     table: *const T,
@@ -97,7 +93,6 @@ fn gather_chunked<T: Copy + Default, const V: usize>(
 }
 
 /// Gathers with 16-byte chunks when `dim` allows; `PACK` elements fill 16 bytes.
-#[cfg(target_arch = "amdgpu")]
 #[inline(always)]
 fn gather<T: Copy + Default, const PACK: usize>(
     table: *const T,

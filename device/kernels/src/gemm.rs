@@ -50,7 +50,6 @@
 
 use crate::dtype::{bf16, f16};
 use iron_intrinsics::kernel;
-#[cfg(target_arch = "amdgpu")]
 use {
     crate::dtype::Float,
     crate::gemm_stage::{HALF_TILE_K, HalfOperand},
@@ -76,22 +75,22 @@ pub const HALF_LDS_BYTES: u32 = 2 * 2 * BLOCK * 64;
 pub const FP8_LDS_BYTES: u32 = 2 * 2 * BLOCK * 64;
 
 /// The f16 matrix instruction of this gfx (also the implicit-GEMM convolution's).
-#[cfg(all(target_arch = "amdgpu", iron_gfx = "gfx950"))]
+#[cfg(iron_gfx = "gfx950")]
 pub(crate) type F16Core = iron_intrinsics::matrix::MfmaF32_16x16x32F16;
 /// The f16 matrix instruction of this gfx (also the implicit-GEMM convolution's).
-#[cfg(all(target_arch = "amdgpu", any(iron_gfx = "gfx90a", iron_gfx = "gfx942")))]
+#[cfg(any(iron_gfx = "gfx90a", iron_gfx = "gfx942", not(target_arch = "amdgpu")))]
 pub(crate) type F16Core = iron_intrinsics::matrix::MfmaF32_16x16x16F16;
 /// The f16 matrix instruction of this gfx (also the implicit-GEMM convolution's).
-#[cfg(all(target_arch = "amdgpu", iron_matrix = "wmma"))]
+#[cfg(iron_matrix = "wmma")]
 pub(crate) type F16Core = iron_intrinsics::matrix::WmmaF32_16x16x16F16;
 /// The bf16 matrix instruction of this gfx (also the decoding kernels' and the implicit-GEMM convolution's).
-#[cfg(all(target_arch = "amdgpu", iron_gfx = "gfx950"))]
+#[cfg(iron_gfx = "gfx950")]
 pub(crate) type Bf16Core = iron_intrinsics::matrix::MfmaF32_16x16x32Bf16;
 /// The bf16 matrix instruction of this gfx (also the decoding kernels' and the implicit-GEMM convolution's).
-#[cfg(all(target_arch = "amdgpu", any(iron_gfx = "gfx90a", iron_gfx = "gfx942")))]
+#[cfg(any(iron_gfx = "gfx90a", iron_gfx = "gfx942", not(target_arch = "amdgpu")))]
 pub(crate) type Bf16Core = iron_intrinsics::matrix::MfmaF32_16x16x16Bf16;
 /// The bf16 matrix instruction of this gfx (also the decoding kernels' and the implicit-GEMM convolution's).
-#[cfg(all(target_arch = "amdgpu", iron_matrix = "wmma"))]
+#[cfg(iron_matrix = "wmma")]
 pub(crate) type Bf16Core = iron_intrinsics::matrix::WmmaF32_16x16x16Bf16;
 
 /// The 16-bit GEMM with instruction `I`, output type `O`, A K-contiguous (row-major) when
@@ -99,7 +98,6 @@ pub(crate) type Bf16Core = iron_intrinsics::matrix::WmmaF32_16x16x16Bf16;
 ///
 /// # Safety
 /// The kernel's contract (module docs).
-#[cfg(target_arch = "amdgpu")]
 #[inline(always)]
 #[allow(clippy::too_many_arguments, reason = "a GEMM kernel's arguments")]
 unsafe fn gemm_half_in<I: Mma, O: Float, const A_ROWS: bool, const B_COLS: bool>(
@@ -135,7 +133,6 @@ unsafe fn gemm_half_in<I: Mma, O: Float, const A_ROWS: bool, const B_COLS: bool>
 ///
 /// # Safety
 /// The kernel's contract (module docs).
-#[cfg(target_arch = "amdgpu")]
 #[inline(always)]
 #[allow(clippy::too_many_arguments, reason = "a GEMM kernel's arguments")]
 unsafe fn gemm_half<I: Mma, O: Float>(
@@ -210,26 +207,30 @@ pub fn gemm_16bit<T, I: Mma, O: Float>(
 }
 
 /// Bytes per row of an FP8 K tile.
-#[cfg(all(
-    target_arch = "amdgpu",
-    any(iron_gfx = "gfx942", iron_gfx = "gfx950", iron_gfx = "gfx1201")
+#[cfg(any(
+    iron_gfx = "gfx942",
+    iron_gfx = "gfx950",
+    iron_gfx = "gfx1201",
+    not(target_arch = "amdgpu")
 ))]
 const FP8_TILE_K: u32 = 64;
 
 /// The FP8 matrix instruction of this gfx, A and B in encoding `F`.
-#[cfg(all(target_arch = "amdgpu", any(iron_gfx = "gfx942", iron_gfx = "gfx950")))]
+#[cfg(any(iron_gfx = "gfx942", iron_gfx = "gfx950", not(target_arch = "amdgpu")))]
 type Fp8Core<F> = iron_intrinsics::matrix::MfmaF32_16x16x32F8<F, F>;
 /// The FP8 matrix instruction of this gfx, A and B in encoding `F`.
-#[cfg(all(target_arch = "amdgpu", iron_gfx = "gfx1201"))]
+#[cfg(iron_gfx = "gfx1201")]
 type Fp8Core<F> = iron_intrinsics::matrix::WmmaF32_16x16x16F8<F, F>;
 
 /// The FP8 GEMM with codes of kind `F` for A and B, output type `O`.
 ///
 /// # Safety
 /// The kernel's contract (module docs).
-#[cfg(all(
-    target_arch = "amdgpu",
-    any(iron_gfx = "gfx942", iron_gfx = "gfx950", iron_gfx = "gfx1201")
+#[cfg(any(
+    iron_gfx = "gfx942",
+    iron_gfx = "gfx950",
+    iron_gfx = "gfx1201",
+    not(target_arch = "amdgpu")
 ))]
 #[inline(always)]
 #[allow(clippy::too_many_arguments, reason = "a GEMM kernel's arguments")]

@@ -39,7 +39,6 @@
 
 use crate::dtype::{bf16, f16};
 use iron_intrinsics::kernel;
-#[cfg(target_arch = "amdgpu")]
 use {
     crate::dtype::Float,
     crate::gemm::Bf16Core,
@@ -101,7 +100,6 @@ pub const fn mx_lds_bytes(bits: u32) -> u32 {
 ///
 /// # Safety
 /// The kernel's contract (module docs).
-#[cfg(target_arch = "amdgpu")]
 #[inline(always)]
 #[allow(clippy::too_many_arguments, reason = "a GEMM kernel's arguments")]
 unsafe fn gemm_decoded<O: Float>(
@@ -185,7 +183,7 @@ decoded_kernel!(gemm_decoded_f16, f16);
 ///
 /// # Safety
 /// The kernel's contract (module docs).
-#[cfg(all(target_arch = "amdgpu", iron_gfx = "gfx950"))]
+#[cfg(any(iron_gfx = "gfx950", not(target_arch = "amdgpu")))]
 #[inline(always)]
 #[allow(clippy::too_many_arguments, reason = "a GEMM kernel's arguments")]
 unsafe fn gemm_scaled<F: iron_intrinsics::matrix::ScaledFormat, const CHUNKS: usize, O: Float>(

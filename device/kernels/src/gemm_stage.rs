@@ -242,7 +242,12 @@ impl<const K_CONTIGUOUS: bool> Stage for HalfOperand<K_CONTIGUOUS> {
 /// `CHUNKS` 16-byte chunks of a tile. LDS rows ([`CodeOperand::offset`]): 64 bytes swizzled
 /// ([`swizzled`]), 96 bytes (MXFP6) with their four 24-byte scale blocks permuted
 /// ([`fp6_block_swizzle`]), 128 bytes (MXFP8) padded by 16.
-#[cfg(any(iron_gfx = "gfx942", iron_gfx = "gfx950", iron_gfx = "gfx1201"))]
+#[cfg(any(
+    iron_gfx = "gfx942",
+    iron_gfx = "gfx950",
+    iron_gfx = "gfx1201",
+    not(target_arch = "amdgpu")
+))]
 pub struct CodeOperand<const CHUNKS: usize> {
     /// The first byte of row 0.
     pub base: *const u8,
@@ -255,10 +260,20 @@ pub struct CodeOperand<const CHUNKS: usize> {
 }
 
 /// Bytes of an MXFP6 K tile's row (128 codes).
-#[cfg(any(iron_gfx = "gfx942", iron_gfx = "gfx950", iron_gfx = "gfx1201"))]
+#[cfg(any(
+    iron_gfx = "gfx942",
+    iron_gfx = "gfx950",
+    iron_gfx = "gfx1201",
+    not(target_arch = "amdgpu")
+))]
 const FP6_ROW_BYTES: u32 = 96;
 /// Bytes of an FP6 scale block (32 codes): what one lane of the scaled MFMA reads.
-#[cfg(any(iron_gfx = "gfx942", iron_gfx = "gfx950", iron_gfx = "gfx1201"))]
+#[cfg(any(
+    iron_gfx = "gfx942",
+    iron_gfx = "gfx950",
+    iron_gfx = "gfx1201",
+    not(target_arch = "amdgpu")
+))]
 const FP6_BLOCK_BYTES: u32 = 24;
 
 /// Where the 24-byte blocks of row `row` of an MXFP6 tile go: block `b` at block `b ^
@@ -275,13 +290,18 @@ const FP6_BLOCK_BYTES: u32 = 24;
 /// - rows 16, 32 and 48 apart (a wave's row tiles) differ by `(row >> 4) & 3`: their reads are
 ///   not a constant distance apart, so they are not fused into two-address reads, which would
 ///   put rows a multiple of 128 bytes apart in one 8-lane group.
-#[cfg(iron_gfx = "gfx950")]
+#[cfg(any(iron_gfx = "gfx950", not(target_arch = "amdgpu")))]
 #[inline(always)]
 pub const fn fp6_block_swizzle(row: u32) -> u32 {
     ((((row >> 2) & 1) << 1) | ((row >> 3) & 1)) ^ ((row >> 4) & 3)
 }
 
-#[cfg(any(iron_gfx = "gfx942", iron_gfx = "gfx950", iron_gfx = "gfx1201"))]
+#[cfg(any(
+    iron_gfx = "gfx942",
+    iron_gfx = "gfx950",
+    iron_gfx = "gfx1201",
+    not(target_arch = "amdgpu")
+))]
 impl<const CHUNKS: usize> CodeOperand<CHUNKS> {
     /// Bytes of one row's K tile.
     pub const TILE_BYTES: u32 = 32 * CHUNKS as u32;
@@ -293,7 +313,7 @@ impl<const CHUNKS: usize> CodeOperand<CHUNKS> {
         Self::TILE_BYTES + 16
     };
     /// Bytes within which runs keep their order in LDS: a fragment run must lie in one.
-    #[cfg(iron_gfx = "gfx950")]
+    #[cfg(any(iron_gfx = "gfx950", not(target_arch = "amdgpu")))]
     pub const UNIT: u32 = match Self::TILE_BYTES {
         SWIZZLED_ROW_BYTES => 16,
         FP6_ROW_BYTES => FP6_BLOCK_BYTES,
@@ -306,7 +326,7 @@ impl<const CHUNKS: usize> CodeOperand<CHUNKS> {
     pub const fn offset(row: u32, byte: u32) -> u32 {
         match Self::TILE_BYTES {
             SWIZZLED_ROW_BYTES => swizzled(row, byte),
-            #[cfg(iron_gfx = "gfx950")]
+            #[cfg(any(iron_gfx = "gfx950", not(target_arch = "amdgpu")))]
             FP6_ROW_BYTES => {
                 let block = (byte / FP6_BLOCK_BYTES) ^ fp6_block_swizzle(row);
                 row * FP6_ROW_BYTES + block * FP6_BLOCK_BYTES + byte % FP6_BLOCK_BYTES
@@ -317,7 +337,7 @@ impl<const CHUNKS: usize> CodeOperand<CHUNKS> {
 
     /// [`CodeOperand::offset`] of byte `byte` of row `16 t + row` (`row < 16`). Swizzled
     /// rows: row tiles two apart (32 rows) are laid out alike, a constant offset apart.
-    #[cfg(iron_gfx = "gfx950")]
+    #[cfg(any(iron_gfx = "gfx950", not(target_arch = "amdgpu")))]
     #[inline(always)]
     pub const fn row_tile_offset(t: u32, row: u32, byte: u32) -> u32 {
         if Self::TILE_BYTES == SWIZZLED_ROW_BYTES {
@@ -383,7 +403,12 @@ impl<const CHUNKS: usize> CodeOperand<CHUNKS> {
     }
 }
 
-#[cfg(any(iron_gfx = "gfx942", iron_gfx = "gfx950", iron_gfx = "gfx1201"))]
+#[cfg(any(
+    iron_gfx = "gfx942",
+    iron_gfx = "gfx950",
+    iron_gfx = "gfx1201",
+    not(target_arch = "amdgpu")
+))]
 impl<const CHUNKS: usize> Stage for CodeOperand<CHUNKS> {
     const LDS_BYTES: u32 = BLOCK * Self::PITCH;
     type Held = [[u32; 4]; CHUNKS];
@@ -413,7 +438,7 @@ impl<const CHUNKS: usize> Stage for CodeOperand<CHUNKS> {
 
     #[inline(always)]
     unsafe fn store(&self, held: Self::Held, lds: *mut u8) {
-        #[cfg(iron_gfx = "gfx950")]
+        #[cfg(any(iron_gfx = "gfx950", not(target_arch = "amdgpu")))]
         if Self::TILE_BYTES == FP6_ROW_BYTES {
             // The work-item's block pair goes to pair position `h ^ (swizzle >> 1)` of its row,
             // its two blocks swapped when the swizzle is odd.
@@ -465,7 +490,7 @@ pub const SCALE_ONE: u8 = 127;
 /// The E8M0 scale codes of a block-scaled operand: `rows x blocks_per_row` codes, row-major
 /// (blocks of 32 elements along K), staged 4 blocks (one 128-element K tile) per row: work-item
 /// `r < 128` moves row `r`'s 4 codes as one word.
-#[cfg(iron_gfx = "gfx950")]
+#[cfg(any(iron_gfx = "gfx950", not(target_arch = "amdgpu")))]
 pub struct ScaleOperand {
     /// The first code of row 0.
     pub base: *const u8,
@@ -478,10 +503,10 @@ pub struct ScaleOperand {
 }
 
 /// Scale codes per row and K tile of gfx950's scaled MFMA kernels.
-#[cfg(iron_gfx = "gfx950")]
+#[cfg(any(iron_gfx = "gfx950", not(target_arch = "amdgpu")))]
 pub const SCALES_PER_TILE: u32 = 4;
 
-#[cfg(iron_gfx = "gfx950")]
+#[cfg(any(iron_gfx = "gfx950", not(target_arch = "amdgpu")))]
 impl Stage for ScaleOperand {
     const LDS_BYTES: u32 = BLOCK * SCALES_PER_TILE;
     type Held = u32;
@@ -521,7 +546,7 @@ impl Stage for ScaleOperand {
 /// A block-scaled operand: its codes ([`CodeOperand`], 128-element K tiles) and their scale
 /// codes ([`ScaleOperand`]), staged one after the other in LDS (scales at
 /// [`MxOperand::SCALES_AT`]).
-#[cfg(iron_gfx = "gfx950")]
+#[cfg(any(iron_gfx = "gfx950", not(target_arch = "amdgpu")))]
 pub struct MxOperand<const CHUNKS: usize> {
     /// The codes.
     pub codes: CodeOperand<CHUNKS>,
@@ -529,13 +554,13 @@ pub struct MxOperand<const CHUNKS: usize> {
     pub scales: ScaleOperand,
 }
 
-#[cfg(iron_gfx = "gfx950")]
+#[cfg(any(iron_gfx = "gfx950", not(target_arch = "amdgpu")))]
 impl<const CHUNKS: usize> MxOperand<CHUNKS> {
     /// Where the scale codes start in the operand's LDS buffer.
     pub const SCALES_AT: u32 = CodeOperand::<CHUNKS>::LDS_BYTES;
 }
 
-#[cfg(iron_gfx = "gfx950")]
+#[cfg(any(iron_gfx = "gfx950", not(target_arch = "amdgpu")))]
 impl<const CHUNKS: usize> Stage for MxOperand<CHUNKS> {
     const LDS_BYTES: u32 = Self::SCALES_AT + ScaleOperand::LDS_BYTES;
     type Held = ([[u32; 4]; CHUNKS], u32);

@@ -42,7 +42,7 @@ pub(crate) use for_pairs;
 /// (`REPEATS_M x REPEATS_N`), written out with constant indices: the accumulators stay in
 /// registers (a loop LLVM does not unroll, or a closure it does not inline, would put them in
 /// scratch memory).
-#[cfg(iron_wave = "64")]
+#[cfg(any(iron_wave = "64", not(target_arch = "amdgpu")))]
 macro_rules! each_tile {
     (|$tm:ident, $tn:ident| $body:expr) => {{
         const { assert!($crate::gemm_tile::REPEATS_M == 4 && $crate::gemm_tile::REPEATS_N == 4) };
@@ -59,7 +59,7 @@ macro_rules! each_tile {
         $crate::gemm_tile::for_pairs!($tm $tn $body; 0 0, 0 1, 1 0, 1 1, 2 0, 2 1, 3 0, 3 1)
     }};
 }
-#[cfg(iron_gfx = "gfx950")]
+#[cfg(any(iron_gfx = "gfx950", not(target_arch = "amdgpu")))]
 pub(crate) use each_tile;
 
 /// `[$value for $t in $indices]` (`$t: u32`), written out as [`each_tile`] is.
@@ -80,11 +80,11 @@ macro_rules! per_row {
         $crate::gemm_tile::per_index!(|$t| $value; 0, 1, 2, 3)
     }};
 }
-#[cfg(iron_gfx = "gfx950")]
+#[cfg(any(iron_gfx = "gfx950", not(target_arch = "amdgpu")))]
 pub(crate) use per_row;
 
 /// `[$value for $t in 0..REPEATS_N]`: one fragment per tile column of a wave tile.
-#[cfg(iron_wave = "64")]
+#[cfg(any(iron_wave = "64", not(target_arch = "amdgpu")))]
 macro_rules! per_col {
     (|$t:ident| $value:expr) => {{
         const { assert!($crate::gemm_tile::REPEATS_N == 4) };
@@ -99,7 +99,7 @@ macro_rules! per_col {
         $crate::gemm_tile::per_index!(|$t| $value; 0, 1)
     }};
 }
-#[cfg(iron_gfx = "gfx950")]
+#[cfg(any(iron_gfx = "gfx950", not(target_arch = "amdgpu")))]
 pub(crate) use per_col;
 
 /// Waves per workgroup: 4 of 64 lanes or 8 of 32.

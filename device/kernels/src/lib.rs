@@ -10,9 +10,7 @@
 
 pub mod attention;
 pub mod attention_mfma;
-#[cfg(target_arch = "amdgpu")]
 mod attention_scalar;
-#[cfg(target_arch = "amdgpu")]
 mod attention_tile;
 pub mod attention_wmma;
 pub mod cast;
@@ -20,9 +18,7 @@ pub mod conv;
 pub mod conv1d;
 pub mod conv2d;
 pub mod conv_gemm;
-#[cfg(target_arch = "amdgpu")]
 mod decode;
-#[cfg(target_arch = "amdgpu")]
 mod decode_fast;
 pub mod dequant;
 pub mod dequant_half;
@@ -31,24 +27,19 @@ pub mod elementwise;
 pub mod elementwise_float;
 pub mod gather;
 pub mod gemm;
-#[cfg(target_arch = "amdgpu")]
 mod gemm_decode;
 pub mod gemm_mx;
-#[cfg(all(target_arch = "amdgpu", iron_gfx = "gfx950"))]
+#[cfg(any(iron_gfx = "gfx950", not(target_arch = "amdgpu")))]
 mod gemm_scaled;
-#[cfg(target_arch = "amdgpu")]
 mod gemm_stage;
-#[cfg(target_arch = "amdgpu")]
 mod gemm_tile;
 pub mod norm;
 pub mod qgemv;
 pub mod reduce;
 pub mod rope;
-#[cfg(target_arch = "amdgpu")]
 mod row;
 pub mod row_reduce;
 pub mod scan;
 pub mod softmax;
 pub mod transpose;
-#[cfg(target_arch = "amdgpu")]
 mod wave_scales;

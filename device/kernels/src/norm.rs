@@ -20,25 +20,22 @@
 //! `4 * workgroup_size / WAVE` bytes (128 bytes covers every size and target).
 
 use crate::dtype::{bf16, f16};
-#[cfg(target_arch = "amdgpu")]
 use crate::{
     dtype::{Float, load_near, narrow, store_near, widen},
     row::{Resident, RowValues, Share, Streamed, this_workgroups_row},
 };
 use iron_intrinsics::kernel;
-#[cfg(target_arch = "amdgpu")]
 use iron_intrinsics::{fmath::sqrt, id::workgroup_size_x, lds, math::mul_add, workgroup};
 
 /// The sum of `x` over the workgroup, in every work-item. Workgroup-wide.
-#[cfg(target_arch = "amdgpu")]
 #[inline(always)]
 fn workgroup_sum(x: f32) -> f32 {
-    workgroup::reduce_sum(x, lds::dynamic::<f32>(), workgroup_size_x())
+    // SAFETY: the kernel's dynamic LDS holds one f32 per wave (its declared `dynamic_lds`).
+    unsafe { workgroup::reduce_sum(x, lds::dynamic::<f32>(), workgroup_size_x()) }
 }
 
 /// Calls `resident(values, row)` or `streamed(values, row)` for this workgroup's row, with the
 /// row's values resident in registers when they fit; `V` elements per chunk.
-#[cfg(target_arch = "amdgpu")]
 #[inline(always)]
 fn with_row_values<T: Float, const V: usize>(
     x: *const T,
@@ -64,7 +61,6 @@ fn with_row_values<T: Float, const V: usize>(
 }
 
 /// RMSNorm of one row whose values this work-item sees through `values`; writes `y_row`.
-#[cfg(target_arch = "amdgpu")]
 #[inline(always)]
 fn rmsnorm_row<T: Float, const V: usize>(
     values: &impl RowValues<V>,
@@ -90,7 +86,6 @@ fn rmsnorm_row<T: Float, const V: usize>(
 }
 
 /// LayerNorm of one row whose values this work-item sees through `values`; writes `y_row`.
-#[cfg(target_arch = "amdgpu")]
 #[inline(always)]
 fn layernorm_row<T: Float, const V: usize>(
     values: &impl RowValues<V>,
@@ -129,7 +124,6 @@ fn layernorm_row<T: Float, const V: usize>(
 }
 
 /// RMSNorm over all rows, `V` elements per chunk (`cols` a multiple of `V`).
-#[cfg(target_arch = "amdgpu")]
 #[inline(always)]
 fn rmsnorm_chunked<T: Float, const V: usize>(
     x: *const T,
@@ -151,7 +145,6 @@ fn rmsnorm_chunked<T: Float, const V: usize>(
 }
 
 /// LayerNorm over all rows, `V` elements per chunk (`cols` a multiple of `V`).
-#[cfg(target_arch = "amdgpu")]
 #[inline(always)]
 fn layernorm_chunked<T: Float, const V: usize>(
     x: *const T,
@@ -174,7 +167,6 @@ fn layernorm_chunked<T: Float, const V: usize>(
 }
 
 /// RMSNorm; `PACK` is [`Float::PACK`], spelled out by each kernel as a const argument.
-#[cfg(target_arch = "amdgpu")]
 #[inline(always)]
 fn rmsnorm<T: Float, const PACK: usize>(
     x: *const T,
@@ -196,7 +188,6 @@ fn rmsnorm<T: Float, const PACK: usize>(
 }
 
 /// LayerNorm; `PACK` is [`Float::PACK`], spelled out by each kernel as a const argument.
-#[cfg(target_arch = "amdgpu")]
 #[inline(always)]
 fn layernorm<T: Float, const PACK: usize>(
     x: *const T,

@@ -41,7 +41,6 @@
 
 use crate::dtype::{bf16, f16};
 use iron_intrinsics::kernel;
-#[cfg(target_arch = "amdgpu")]
 use {
     crate::decode::{MxBlocks, Nvfp4Blocks, PlainCodes, Quantized, UNIT, gemv_unit, unit_bytes},
     crate::dtype::{Float, load},
@@ -59,24 +58,19 @@ use {
 };
 
 /// The largest batch.
-#[cfg(target_arch = "amdgpu")]
 const MAX_BATCH: usize = 8;
 /// Columns of `x` staged in LDS at a time.
-#[cfg(target_arch = "amdgpu")]
 const K_CHUNK: u32 = 1024;
 /// Units of 16 columns in a chunk.
-#[cfg(target_arch = "amdgpu")]
 const CHUNK_UNITS: u32 = K_CHUNK / UNIT as u32;
 
 /// Four f32 read or written as one 16-byte LDS access.
-#[cfg(target_arch = "amdgpu")]
 #[derive(Clone, Copy)]
 #[repr(C, align(16))]
 struct Quarter([f32; 4]);
 
 /// Where quarter `q` (columns `4q..4q + 4` of the chunk) of batch row `b` sits in LDS, in
 /// quarters: the quarters of one unit are `CHUNK_UNITS` apart.
-#[cfg(target_arch = "amdgpu")]
 #[inline(always)]
 fn lds_quarter(b: u32, q: u32) -> usize {
     let (unit, part) = (q / 4, q % 4);
@@ -84,7 +78,6 @@ fn lds_quarter(b: u32, q: u32) -> usize {
 }
 
 /// A quantized GEMV launch: the weights' format `Q`, `x` of type `X`, `y` of type `Y`.
-#[cfg(target_arch = "amdgpu")]
 struct Gemv<X, Y> {
     w: *const u8,
     scales: *const u8,
@@ -95,7 +88,6 @@ struct Gemv<X, Y> {
     batch: u32,
 }
 
-#[cfg(target_arch = "amdgpu")]
 impl<X: Float, Y: Float> Gemv<X, Y> {
     /// Converts `x[:, k0..k0 + len]` to f32 into LDS (`len` a multiple of 16), `PACK` columns
     /// per access: slot `s` of a batch row is unit `s % 64`, access `s / 64` within the unit,

@@ -9,7 +9,6 @@
 //! `4 * workgroup_size / WAVE` bytes (32 bytes covers every target).
 
 use iron_intrinsics::kernel;
-#[cfg(target_arch = "amdgpu")]
 use iron_intrinsics::{
     id::{global_id_x, grid_size_x, workgroup_id_x, workgroup_size_x, workitem_id_x},
     lds, workgroup,
@@ -26,7 +25,8 @@ pub fn sum_f32(x: *const f32, partials: *mut f32, n: u32) {
         acc += unsafe { *x.add(i as usize) };
         i += stride;
     }
-    let total = workgroup::reduce_sum(acc, lds::dynamic::<f32>(), workgroup_size_x());
+    // SAFETY: the kernel's dynamic LDS holds one f32 per wave (its declared `dynamic_lds`).
+    let total = unsafe { workgroup::reduce_sum(acc, lds::dynamic::<f32>(), workgroup_size_x()) };
     if workitem_id_x() == 0 {
         // SAFETY: partials holds one element per launched workgroup.
         unsafe { *partials.add(workgroup_id_x() as usize) = total };

@@ -31,7 +31,6 @@
 
 use crate::dtype::{bf16, f16};
 use iron_intrinsics::kernel;
-#[cfg(target_arch = "amdgpu")]
 use {
     crate::dtype::{Float, load, narrow, store, widen},
     iron_intrinsics::{
@@ -42,7 +41,6 @@ use {
 };
 
 /// A RoPE launch's arguments.
-#[cfg(target_arch = "amdgpu")]
 #[derive(Clone, Copy)]
 struct Rope<T> {
     x: *mut T,
@@ -55,13 +53,11 @@ struct Rope<T> {
 }
 
 /// `(a, b)` rotated by the angle whose cosine and sine are `cos` and `sin`.
-#[cfg(target_arch = "amdgpu")]
 #[inline(always)]
 fn rotate(a: f32, b: f32, cos: f32, sin: f32) -> (f32, f32) {
     (mul_add(a, cos, -(b * sin)), mul_add(a, sin, b * cos))
 }
 
-#[cfg(target_arch = "amdgpu")]
 impl<T: Float> Rope<T> {
     /// Rotates every pair, `V` elements per chunk; NeoX pairing when `NEOX`, else GPT-J.
     #[inline(always)]

@@ -20,13 +20,11 @@
 //! `4 * workgroup_size / WAVE` bytes (128 bytes covers every size and target).
 
 use crate::dtype::{bf16, f16};
-#[cfg(target_arch = "amdgpu")]
 use crate::{
     dtype::Float,
     row::{RowValues, Share, Streamed, this_workgroups_row},
 };
 use iron_intrinsics::kernel;
-#[cfg(target_arch = "amdgpu")]
 use iron_intrinsics::{
     id::{workgroup_size_x, workitem_id_x},
     lds, workgroup,
@@ -34,7 +32,6 @@ use iron_intrinsics::{
 
 /// A u32 whose unsigned order is the order of the f32 values, NaN (any) above `+inf`, `-0` just
 /// below `+0`.
-#[cfg(target_arch = "amdgpu")]
 #[inline(always)]
 fn order_key(x: f32) -> u32 {
     let bits = x.to_bits();
@@ -48,7 +45,6 @@ fn order_key(x: f32) -> u32 {
 }
 
 /// The f32 of an [`order_key`] (`u32::MAX` gives a NaN).
-#[cfg(target_arch = "amdgpu")]
 #[inline(always)]
 fn from_order_key(key: u32) -> f32 {
     f32::from_bits(if key >> 31 == 1 {
@@ -59,7 +55,6 @@ fn from_order_key(key: u32) -> f32 {
 }
 
 /// [`order_key`] with the two zeros equal, for argmax ties.
-#[cfg(target_arch = "amdgpu")]
 #[inline(always)]
 fn argmax_key(x: f32) -> u32 {
     if x.to_bits() & 0x7FFF_FFFF == 0 {
@@ -70,7 +65,6 @@ fn argmax_key(x: f32) -> u32 {
 }
 
 /// A reduction of a row to one value.
-#[cfg(target_arch = "amdgpu")]
 trait Reduction {
     /// The result's type.
     type Out: Copy;
@@ -80,10 +74,8 @@ trait Reduction {
 }
 
 /// The row's sum, in f32.
-#[cfg(target_arch = "amdgpu")]
 struct Sum;
 
-#[cfg(target_arch = "amdgpu")]
 impl Reduction for Sum {
     type Out = f32;
     #[inline(always)]
@@ -95,15 +87,14 @@ impl Reduction for Sum {
             }
         });
         let mine = lanes[1..].iter().fold(lanes[0], |a, &b| a + b);
-        workgroup::reduce_sum(mine, lds::dynamic::<f32>(), workgroup_size_x())
+        // SAFETY: the kernel's dynamic LDS holds one f32 per wave (its declared `dynamic_lds`).
+        unsafe { workgroup::reduce_sum(mine, lds::dynamic::<f32>(), workgroup_size_x()) }
     }
 }
 
 /// The row's maximum.
-#[cfg(target_arch = "amdgpu")]
 struct Max;
 
-#[cfg(target_arch = "amdgpu")]
 impl Reduction for Max {
     type Out = f32;
     #[inline(always)]
@@ -114,19 +105,16 @@ impl Reduction for Max {
                 best = best.max(order_key(x));
             }
         });
-        from_order_key(workgroup::reduce_max(
-            best,
-            lds::dynamic::<u32>(),
-            workgroup_size_x(),
-        ))
+        // SAFETY: the kernel's dynamic LDS holds one u32 per wave (its declared `dynamic_lds`).
+        from_order_key(unsafe {
+            workgroup::reduce_max(best, lds::dynamic::<u32>(), workgroup_size_x())
+        })
     }
 }
 
 /// The index of the row's first maximal element.
-#[cfg(target_arch = "amdgpu")]
 struct Argmax;
 
-#[cfg(target_arch = "amdgpu")]
 impl Reduction for Argmax {
     type Out = u32;
     #[inline(always)]
@@ -143,15 +131,17 @@ impl Reduction for Argmax {
             }
         });
         let scratch = lds::dynamic::<u32>();
-        let row_best = workgroup::reduce_max(best, scratch, workgroup_size_x());
+        // SAFETY: the kernel's dynamic LDS holds one u32 per wave (its declared `dynamic_lds`),
+        // and the reductions use it one after the other.
+        let row_best = unsafe { workgroup::reduce_max(best, scratch, workgroup_size_x()) };
         let candidate = if best == row_best { index } else { u32::MAX };
-        workgroup::reduce_min(candidate, scratch, workgroup_size_x())
+        // SAFETY: as above.
+        unsafe { workgroup::reduce_min(candidate, scratch, workgroup_size_x()) }
     }
 }
 
 /// Reduces this workgroup's row with `R` and stores the result at `out[row]` from work-item 0;
 /// `V` elements per chunk (`cols` a multiple of `V`).
-#[cfg(target_arch = "amdgpu")]
 #[inline(always)]
 fn reduce_row<T: Float, R: Reduction, const V: usize>(
     x: *const T,
@@ -179,7 +169,6 @@ fn reduce_row<T: Float, R: Reduction, const V: usize>(
 
 /// Reduces every row with `R`: 16-byte chunks when `cols` is a multiple of `PACK` (that is,
 /// [`Float::PACK`], spelled out by each kernel as a const argument), single elements otherwise.
-#[cfg(target_arch = "amdgpu")]
 #[inline(always)]
 fn reduce_rows<T: Float, R: Reduction, const PACK: usize>(
     x: *const T,

@@ -21,7 +21,6 @@
 //! `n + workgroup_size * ITEMS` stays below 2^32.
 
 use iron_intrinsics::kernel;
-#[cfg(target_arch = "amdgpu")]
 use iron_intrinsics::{
     atomic::{self, Ordering, Scope},
     id::{workgroup_size_x, workitem_id_x},
@@ -40,7 +39,6 @@ pub const AGGREGATE: u64 = 1 << 32;
 pub const PREFIX: u64 = 2 << 32;
 
 /// Scans the tile the workgroup takes; see the module docs.
-#[cfg(target_arch = "amdgpu")]
 #[inline(always)]
 fn scan<T: WaveNum>(x: *const T, y: *mut T, n: u32, inclusive: bool, state: *mut u64) {
     let shared = lds::dynamic::<u32>();
@@ -78,7 +76,8 @@ fn scan<T: WaveNum>(x: *const T, y: *mut T, n: u32, inclusive: bool, state: *mut
 
     // SAFETY: LDS words 2.. hold one T per wave, as the launch reserves.
     let wave_totals = unsafe { shared.add(2).cast::<T>() };
-    let (before, total) = workgroup::exclusive_sum(sum, wave_totals, block);
+    // SAFETY: wave_totals holds one T per wave of the block.
+    let (before, total) = unsafe { workgroup::exclusive_sum(sum, wave_totals, block) };
 
     if tid == 0 {
         // SAFETY: state holds 1 + tiles words and tile < tiles; LDS word 1 holds the prefix.
@@ -105,7 +104,6 @@ fn scan<T: WaveNum>(x: *const T, y: *mut T, n: u32, inclusive: bool, state: *mut
 ///
 /// # Safety
 /// `tiles` holds at least `tile + 1` state words, zeroed before the launch.
-#[cfg(target_arch = "amdgpu")]
 #[inline(always)]
 unsafe fn look_back<T: WaveNum>(tiles: *mut u64, tile: u32, total: T) -> T {
     let own = tiles.wrapping_add(tile as usize);

@@ -25,39 +25,35 @@
 //! `4 * workgroup_size / WAVE` bytes (128 bytes covers every size and target).
 
 use crate::dtype::{bf16, f16};
-#[cfg(target_arch = "amdgpu")]
 use crate::{
     dtype::{Float, narrow, store_near},
     row::{Resident, RowValues, Share, Streamed, this_workgroups_row},
 };
 use iron_intrinsics::kernel;
-#[cfg(target_arch = "amdgpu")]
 use iron_intrinsics::{fmath::exp, id::workgroup_size_x, lds, math::mul_add, workgroup};
 
 /// The sum of `x` over the workgroup, in every work-item. Workgroup-wide.
-#[cfg(target_arch = "amdgpu")]
 #[inline(always)]
 fn workgroup_sum(x: f32) -> f32 {
-    workgroup::reduce_sum(x, lds::dynamic::<f32>(), workgroup_size_x())
+    // SAFETY: the kernel's dynamic LDS holds one f32 per wave (its declared `dynamic_lds`).
+    unsafe { workgroup::reduce_sum(x, lds::dynamic::<f32>(), workgroup_size_x()) }
 }
 
 /// The maximum of `x` over the workgroup (NaN ignored), in every work-item. Workgroup-wide.
-#[cfg(target_arch = "amdgpu")]
 #[inline(always)]
 fn workgroup_max(x: f32) -> f32 {
-    workgroup::reduce_max(x, lds::dynamic::<f32>(), workgroup_size_x())
+    // SAFETY: the kernel's dynamic LDS holds one f32 per wave (its declared `dynamic_lds`).
+    unsafe { workgroup::reduce_max(x, lds::dynamic::<f32>(), workgroup_size_x()) }
 }
 
 /// `e^(from - to)`: the factor that rebases a sum of `e^(x - from)` onto `e^(x - to)`; 1 when the
 /// two are equal (so also for two equal infinities).
-#[cfg(target_arch = "amdgpu")]
 #[inline(always)]
 fn rebase(from: f32, to: f32) -> f32 {
     if from == to { 1.0 } else { exp(from - to) }
 }
 
 /// Softmax of a row held in registers; writes `y_row`.
-#[cfg(target_arch = "amdgpu")]
 #[inline(always)]
 fn softmax_resident<T: Float, const V: usize>(mut values: Resident<V>, y_row: *mut T) {
     let mut max = f32::NEG_INFINITY;
@@ -83,7 +79,6 @@ fn softmax_resident<T: Float, const V: usize>(mut values: Resident<V>, y_row: *m
 }
 
 /// Softmax of a row read twice from memory (online maximum and sum); writes `y_row`.
-#[cfg(target_arch = "amdgpu")]
 #[inline(always)]
 fn softmax_online<T: Float, const V: usize>(values: &Streamed<T, V>, y_row: *mut T) {
     let (mut max, mut sum) = (f32::NEG_INFINITY, 0.0);
@@ -110,7 +105,6 @@ fn softmax_online<T: Float, const V: usize>(values: &Streamed<T, V>, y_row: *mut
 }
 
 /// Softmax of this workgroup's row, `V` elements per chunk (`cols` a multiple of `V`).
-#[cfg(target_arch = "amdgpu")]
 #[inline(always)]
 fn softmax_chunked<T: Float, const V: usize>(x: *const T, y: *mut T, rows: u32, cols: u32) {
     let Some(r) = this_workgroups_row(rows) else {
@@ -131,7 +125,6 @@ fn softmax_chunked<T: Float, const V: usize>(x: *const T, y: *mut T, rows: u32, 
 }
 
 /// Softmax; `PACK` is [`Float::PACK`], spelled out by each kernel as a const argument.
-#[cfg(target_arch = "amdgpu")]
 #[inline(always)]
 fn softmax<T: Float, const PACK: usize>(x: *const T, y: *mut T, rows: u32, cols: u32) {
     const { assert!(PACK == T::PACK) };

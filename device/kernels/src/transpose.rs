@@ -35,7 +35,6 @@
 //! bytes (`transpose_b16`), 16-byte aligned. Buffers must be 16-byte aligned (device allocations are).
 
 use iron_intrinsics::kernel;
-#[cfg(target_arch = "amdgpu")]
 use {
     crate::dtype::{load, store},
     iron_intrinsics::{
@@ -49,23 +48,18 @@ use {
 };
 
 /// Work-items per tile row in the load phase (8 x 16 bytes = a 32-word tile row).
-#[cfg(target_arch = "amdgpu")]
 const ITEMS_PER_ROW: u32 = 8;
 /// Words in a tile row.
-#[cfg(target_arch = "amdgpu")]
 const ROW_WORDS: u32 = 32;
 /// Words in a 16-byte chunk.
-#[cfg(target_arch = "amdgpu")]
 const CHUNK_WORDS: u32 = 4;
 
 /// 16 bytes of a tile in LDS, aligned so that a chunk moves with one 16-byte LDS access.
-#[cfg(target_arch = "amdgpu")]
 #[repr(C, align(16))]
 #[derive(Clone, Copy)]
 struct LdsChunk([u32; 4]);
 
 /// The LDS chunk holding chunk `q` of tile row `row`, for tiles of `v`-element chunks.
-#[cfg(target_arch = "amdgpu")]
 #[inline(always)]
 fn lds_chunk(row: u32, q: u32, v: u32) -> usize {
     let swizzle = (row / v) ^ (row % v);
@@ -73,7 +67,6 @@ fn lds_chunk(row: u32, q: u32, v: u32) -> usize {
 }
 
 /// An element type moved by its bits: 4 or 2 bytes.
-#[cfg(target_arch = "amdgpu")]
 trait Element: Copy {
     /// The element's bits.
     fn bits(self) -> u32;
@@ -81,7 +74,6 @@ trait Element: Copy {
     fn from_word(word: u32, j: usize) -> Self;
 }
 
-#[cfg(target_arch = "amdgpu")]
 impl Element for u32 {
     #[inline(always)]
     fn bits(self) -> u32 {
@@ -93,7 +85,6 @@ impl Element for u32 {
     }
 }
 
-#[cfg(target_arch = "amdgpu")]
 impl Element for u16 {
     #[inline(always)]
     fn bits(self) -> u32 {
@@ -107,7 +98,6 @@ impl Element for u16 {
 
 /// The shape of a transpose and the layout of its tiles: `V` elements in 16 bytes, `D` elements
 /// in a word.
-#[cfg(target_arch = "amdgpu")]
 #[derive(Clone, Copy)]
 struct Tiles<E, const V: usize, const D: usize> {
     src: *const E,
@@ -116,7 +106,6 @@ struct Tiles<E, const V: usize, const D: usize> {
     cols: u32,
 }
 
-#[cfg(target_arch = "amdgpu")]
 impl<E: Element, const V: usize, const D: usize> Tiles<E, V, D> {
     /// Tile rows and columns (`T`).
     const T: u32 = 8 * V as u32;

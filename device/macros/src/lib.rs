@@ -9,7 +9,11 @@
 //! - on the host, turns the function into a typed launch declaration
 //!   (`iron_intrinsics::launch::KernelDecl<fn(..)>`) carrying its name, its parameter types, its
 //!   launch bounds and its launch contract, so that host code launches it by value, never by a
-//!   name string, and a launch that breaks the contract is refused.
+//!   name string, and a launch that breaks the contract is refused;
+//! - on the host, also keeps the body as a function nothing calls, so that `cargo check`, clippy
+//!   and the IDE type-check it against the device vocabulary (which exists on the host for that:
+//!   its hardware operations panic there). A generic kernel's function stays a (hidden) generic
+//!   function, and each instance's arguments are checked against its bounds.
 //!
 //! Arguments:
 //! - `max_threads = N`: the largest workgroup the kernel supports, 1..=1024. It sets the
@@ -89,6 +93,13 @@ fn expand(args: &KernelArgs, func: ItemFn) -> syn::Result<TokenStream2> {
     }
 }
 
+/// The clippy lints a kernel's host body is exempt from: its parameters are the launch's ABI (a
+/// kernel takes as many as its work needs), and its pointer arguments' contract is the launch's,
+/// which is `unsafe` on the host.
+fn host_body_lints() -> TokenStream2 {
+    quote! { clippy::too_many_arguments, clippy::not_unsafe_ptr_arg_deref }
+}
+
 /// A kernel without generic parameters: the function itself is exported.
 fn plain_kernel(args: &KernelArgs, func: &ItemFn, param_types: &[Type]) -> TokenStream2 {
     let sig = &func.sig;
@@ -100,11 +111,19 @@ fn plain_kernel(args: &KernelArgs, func: &ItemFn, param_types: &[Type]) -> Token
     let body = &func.block;
     let record = bounds_record(args, name);
     let decl = declaration(args, func, name, param_types, None);
+    let host_body_lints = host_body_lints();
     quote! {
         #[cfg(target_arch = "amdgpu")]
         #(#attrs)*
         #[unsafe(no_mangle)]
         #vis #unsafety extern "gpu-kernel" fn #name(#inputs) #body
+
+        #[cfg(not(target_arch = "amdgpu"))]
+        const _: () = {
+            #(#attrs)*
+            #[allow(dead_code, #host_body_lints)]
+            #unsafety fn #name(#inputs) #body
+        };
 
         #record
         #decl
@@ -122,9 +141,15 @@ fn generic_kernel(
     let name = &sig.ident;
     let vis = &func.vis;
     let unsafety = &sig.unsafety;
+    let host_body_lints = host_body_lints();
     let mut out = quote! {
         #[cfg(target_arch = "amdgpu")]
         #[inline(always)]
+        #func
+
+        #[cfg(not(target_arch = "amdgpu"))]
+        #[doc(hidden)]
+        #[allow(dead_code, #host_body_lints)]
         #func
     };
     for instance in &args.instances {
@@ -158,6 +183,14 @@ fn generic_kernel(
         let record = bounds_record(args, inst);
         let decl = declaration(args, func, inst, &types, Some(instance));
         out.extend(quote! {
+            #[cfg(not(target_arch = "amdgpu"))]
+            const _: () = {
+                #[allow(dead_code)]
+                fn instance_arguments_satisfy_the_bounds() {
+                    let _: #unsafety fn(#(#types),*) = #name::#generic_args;
+                }
+            };
+
             #[cfg(target_arch = "amdgpu")]
             #[doc(hidden)]
             #[unsafe(no_mangle)]

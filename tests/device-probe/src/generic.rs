@@ -4,9 +4,7 @@
 //! - `block_ids` declares `block = (8, 4, 2)`: every work-item writes, at its flat global
 //!   index, `x | y << 8 | z << 16` of its local id plus `size_x << 24`, the workgroup size in x
 //!   that the kernel reads (and the compiler folds to the declared 8).
-#[cfg(target_arch = "amdgpu")]
 use iron_intrinsics::half::f16;
-#[cfg(target_arch = "amdgpu")]
 use iron_intrinsics::id::{
     global_id_x, grid_size_x, local_linear_id, workgroup_id_x, workgroup_size_x, workitem_id_x,
     workitem_id_y, workitem_id_z,
@@ -14,13 +12,11 @@ use iron_intrinsics::id::{
 use iron_intrinsics::kernel;
 
 /// A type `scale` multiplies by a small constant.
-#[cfg(target_arch = "amdgpu")]
 pub trait Scale: Copy {
     /// `self * s`, wrapping for integers, rounded once for floats.
     fn times(self, s: u32) -> Self;
 }
 
-#[cfg(target_arch = "amdgpu")]
 impl Scale for f32 {
     #[inline(always)]
     fn times(self, s: u32) -> f32 {
@@ -28,7 +24,6 @@ impl Scale for f32 {
     }
 }
 
-#[cfg(target_arch = "amdgpu")]
 impl Scale for u32 {
     #[inline(always)]
     fn times(self, s: u32) -> u32 {
@@ -36,7 +31,6 @@ impl Scale for u32 {
     }
 }
 
-#[cfg(target_arch = "amdgpu")]
 impl Scale for f16 {
     #[inline(always)]
     fn times(self, s: u32) -> f16 {

@@ -16,12 +16,10 @@
 //! `constants(y)` writes, from work-item 0 only, the bit patterns of the 31 value constants then
 //! the 7 integer constants as `u32` (the order of `constants!`).
 use iron_intrinsics::half::{bf16, f16};
-#[cfg(target_arch = "amdgpu")]
 use iron_intrinsics::id::{global_id_x, grid_size_x};
 use iron_intrinsics::kernel;
 
 /// `f(i)` for every `i < n`, spread over the grid.
-#[cfg(target_arch = "amdgpu")]
 #[inline(always)]
 fn each(n: u32, mut f: impl FnMut(usize)) {
     let stride = grid_size_x();
@@ -37,7 +35,6 @@ fn each(n: u32, mut f: impl FnMut(usize)) {
 /// `is_nan`, `is_infinite`, `is_finite`, `is_normal`, `is_sign_positive`, `is_sign_negative`,
 /// `total_cmp` is `Less`, `Equal`, `Greater`, `classify` is `Nan`, `Infinite`, `Zero`,
 /// `Subnormal`, `Normal`.
-#[cfg(target_arch = "amdgpu")]
 macro_rules! compare_mask {
     ($a:expr, $b:expr) => {{
         use core::cmp::Ordering::{Equal, Greater, Less};
@@ -73,7 +70,6 @@ macro_rules! compare_mask {
 }
 
 /// The constants of `$t`, as `constants` writes them.
-#[cfg(target_arch = "amdgpu")]
 macro_rules! constants {
     ($t:ident) => {
         [

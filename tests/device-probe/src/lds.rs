@@ -6,10 +6,8 @@
 //! second (u32) static array, and stages its work-item ids in dynamic LDS (256 u32, given by the
 //! launch), so the three must not overlap: `y[i]` is `x` reversed within the slice plus the
 //! slice's count, written for every `i < n` (a partial last slice reverses what it has).
-#[cfg(target_arch = "amdgpu")]
 use iron_intrinsics::id::{workgroup_id_x, workitem_id_x};
 use iron_intrinsics::kernel;
-#[cfg(target_arch = "amdgpu")]
 use iron_intrinsics::{
     atomic::{self, Ordering, Scope},
     lds,

@@ -4,7 +4,6 @@
 //!   so an `x[i] >= n` fails the bounds check (a message with arguments).
 //! - `checked_divide(x, y, n)`: `y[i] = 1000 / x[i]` after `assert!(x[i] != 7, ...)`, so a 7
 //!   fails the assertion (a constant message) and a 0 the division's check.
-#[cfg(target_arch = "amdgpu")]
 use iron_intrinsics::id::global_id_x;
 use iron_intrinsics::kernel;
 

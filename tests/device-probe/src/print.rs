@@ -8,12 +8,9 @@
 //! - `print_flood(n)`: every work-item prints `n` lines, to fill the buffer.
 //! - `copy_checked` and `copy_plain(x, y, n)`: `y[i] = x[i]` for `i < n`; the first also prints
 //!   when `x[i]` is `u32::MAX`, which the cost measurement never passes.
-#[cfg(target_arch = "amdgpu")]
 use iron_intrinsics::half::{bf16, f16};
-#[cfg(target_arch = "amdgpu")]
 use iron_intrinsics::id::{global_id_x, lane_id, wave_id, workgroup_id_x};
 use iron_intrinsics::kernel;
-#[cfg(target_arch = "amdgpu")]
 use iron_intrinsics::{print, println};
 
 /// See the module docs.

@@ -13,14 +13,12 @@
 #![no_std]
 #![cfg_attr(target_arch = "amdgpu", feature(abi_gpu_kernel))]
 use iron_intrinsics::kernel;
-#[cfg(target_arch = "amdgpu")]
 use iron_intrinsics::matrix::*;
 
 /// One plain matrix instruction `I` on dense K-contiguous tiles, stored to a dense row-major D.
 ///
 /// # Safety
 /// `a`, `b` and `d` must hold whole tiles of `I`'s shape, 16-byte aligned.
-#[cfg(target_arch = "amdgpu")]
 #[inline(always)]
 unsafe fn run<I: Mma>(a: *const u8, b: *const u8, d: *mut f32) {
     // SAFETY: the tiles are whole and aligned, as the caller guarantees.
@@ -37,7 +35,7 @@ unsafe fn run<I: Mma>(a: *const u8, b: *const u8, d: *mut f32) {
 ///
 /// # Safety
 /// As for [`run`], and `sa` (`sb`) must hold `K / 32` codes per row of A (column of B).
-#[cfg(all(target_arch = "amdgpu", iron_gfx = "gfx950"))]
+#[cfg(any(iron_gfx = "gfx950", not(target_arch = "amdgpu")))]
 #[inline(always)]
 unsafe fn run_scaled<I: ScaledMma>(
     a: *const u8,

@@ -2,7 +2,6 @@
 //! row with wave reductions and a small static LDS array.
 
 use iron_intrinsics::kernel;
-#[cfg(target_arch = "amdgpu")]
 use iron_intrinsics::{
     fmath::sqrt,
     id::{lane_id, wave_id, workgroup_id_x, workgroup_size_x, workitem_id_x},

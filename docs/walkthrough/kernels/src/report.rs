@@ -1,9 +1,7 @@
 //! A kernel that prints: every element of a vector that is not finite, with its index.
 
-#[cfg(target_arch = "amdgpu")]
 use iron_intrinsics::id::global_id_x;
 use iron_intrinsics::kernel;
-#[cfg(target_arch = "amdgpu")]
 use iron_intrinsics::println;
 
 /// Prints `x[i] = value` for every `i < n` whose `x[i]` is infinite or NaN.

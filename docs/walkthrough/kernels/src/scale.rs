@@ -1,13 +1,11 @@
 //! The first kernel: every work-item scales some elements of a vector, in f32 or in f16.
 
 use iron_intrinsics::half::f16;
-#[cfg(target_arch = "amdgpu")]
 use iron_intrinsics::id::{global_id_x, grid_size_x};
 use iron_intrinsics::kernel;
 
 /// An element type `scale` has an instance for: widened to f32 to be multiplied, and rounded
 /// back.
-#[cfg(target_arch = "amdgpu")]
 pub trait Element: Copy {
     /// The value as f32 (exact).
     fn widen(self) -> f32;
@@ -15,7 +13,6 @@ pub trait Element: Copy {
     fn narrow(x: f32) -> Self;
 }
 
-#[cfg(target_arch = "amdgpu")]
 impl Element for f32 {
     fn widen(self) -> f32 {
         self
@@ -25,7 +22,6 @@ impl Element for f32 {
     }
 }
 
-#[cfg(target_arch = "amdgpu")]
 impl Element for f16 {
     fn widen(self) -> f32 {
         self.to_f32()

@@ -3,7 +3,6 @@
 #![cfg_attr(target_arch = "amdgpu", feature(abi_gpu_kernel))]
 
 use iron_intrinsics::kernel;
-#[cfg(target_arch = "amdgpu")]
 use iron_intrinsics::{
     id::{global_id_x, grid_size_x},
     math::mul_add,

@@ -2,7 +2,6 @@
 #![no_std]
 #![cfg_attr(target_arch = "amdgpu", feature(abi_gpu_kernel))]
 
-#[cfg(target_arch = "amdgpu")]
 use iron_intrinsics::id::global_id_x;
 use iron_intrinsics::kernel;
 
