@@ -167,8 +167,9 @@ pub struct Scope<'a> {
     pub devices: &'a [&'static Device],
 }
 
-/// What `run` measured, with its estimates on every device of the scope.
-fn measure(scope: &Scope<'_>, kernel: &KernelStatic, run: &Run) -> Measured {
+/// What `run` measured, with its estimates on every device of the scope (the peer benchmark
+/// measures Triton's kernels with it too).
+pub fn measure(scope: &Scope<'_>, kernel: &KernelStatic, run: &Run) -> Measured {
     let c = &run.counters;
     let d = &run.demand;
     let moved = c.vector_bytes_read() + c.global_bytes_written;

@@ -13,11 +13,11 @@
 mod chart;
 mod code_stats;
 mod devices;
-mod kernels;
+pub(crate) mod kernels;
 mod markdown;
 mod roofline;
 mod targets;
-mod workloads;
+pub(crate) mod workloads;
 
 use crate::build;
 use anyhow::{Context, Result, bail};
