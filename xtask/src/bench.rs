@@ -4,6 +4,8 @@
 //! (`device/quant/benches/codecs.rs`), code-object parsing (`host/benches/code_object.rs`) and
 //! emulator throughput (`host/emu/benches/throughput.rs`).
 
+pub mod peer;
+
 use crate::build;
 use anyhow::{Result, bail};
 use std::path::Path;

@@ -11,7 +11,9 @@
 //! - `cargo xtask report [--gfx <LIST>] [--device <NAME>] [--smoke]`: the performance report
 //!   (static resources, emulated traffic, roofline bounds) under `target/iron/report/`.
 //! - `cargo xtask bench [--quick]`: the criterion benchmarks: the kernel library on a HIP device
-//!   when there is one, and the host-side benchmarks.
+//!   when there is one, and the host-side benchmarks. `cargo xtask bench --peer triton [--gfx
+//!   <LIST>] [--smoke] [--large]`: Iron against Triton on the emulator, under
+//!   `target/iron/peer/`.
 //! - `cargo xtask bindgen-hip`: regenerates the committed HIP runtime bindings.
 //! - `cargo xtask doc-device [--gfx <LIST>]`: documents `iron-intrinsics` as the GPU sees it
 //!   (its GPU-only modules), under `target/iron-device-doc/<target>/doc/`.
@@ -46,6 +48,13 @@ use std::path::PathBuf;
 struct Cli {
     #[command(subcommand)]
     command: Cmd,
+}
+
+/// A peer compiler `cargo xtask bench --peer` compares Iron with.
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum Peer {
+    /// Triton's AMD backend (a pinned `triton` from PyPI).
+    Triton,
 }
 
 #[derive(Subcommand)]
@@ -97,10 +106,31 @@ enum Cmd {
         strict: bool,
     },
     /// Run the criterion benchmarks: the kernel library on a HIP device, and the host side.
+    /// With `--peer triton`: Iron against Triton's AMD backend on the emulator instead (no GPU
+    /// needed; installs a pinned Triton in a venv under target/iron/peer on first use).
     Bench {
         /// Criterion's short mode (fewer, shorter samples).
         #[arg(long)]
         quick: bool,
+        /// Compare with a peer compiler instead: Triton equivalents of the library's
+        /// operations compiled offline per gfx, both sides run on the emulator at the same
+        /// shapes and checked against a CPU reference; writes target/iron/peer/peer.md and
+        /// peer.json.
+        #[arg(long, value_name = "PEER")]
+        peer: Option<Peer>,
+        /// With --peer: the targets, as for `build`.
+        #[arg(long, value_name = "LIST", default_value = bench::peer::DEFAULT_GFX, requires = "peer")]
+        gfx: String,
+        /// With --peer: tiny shapes and Triton's default configurations only (the test suite's
+        /// run).
+        #[arg(long, requires = "peer")]
+        smoke: bool,
+        /// With --peer: GEMM at 1024^3 too.
+        #[arg(long, requires = "peer")]
+        large: bool,
+        /// With --peer: use the library build in this directory instead of building first.
+        #[arg(long, value_name = "DIR", requires = "peer")]
+        artifacts: Option<PathBuf>,
     },
     /// Regenerate host/hip-runtime-sys's bindings from the HIP C headers (needs the Debian
     /// packages libamdhip64-dev and libclang-dev).
@@ -216,7 +246,23 @@ fn main() {
                 }
                 Ok(())
             }
-            Cmd::Bench { quick } => bench::run(&root, quick),
+            Cmd::Bench {
+                peer: Some(Peer::Triton),
+                gfx,
+                smoke,
+                large,
+                artifacts,
+                ..
+            } => bench::peer::run(
+                &root,
+                &bench::peer::Options {
+                    gfx,
+                    smoke,
+                    large,
+                    artifacts: artifacts.map(|a| cwd.join(a)),
+                },
+            ),
+            Cmd::Bench { quick, .. } => bench::run(&root, quick),
             Cmd::Report {
                 gfx,
                 device,

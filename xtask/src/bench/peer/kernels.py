@@ -1,0 +1,255 @@
+"""Triton equivalents of Iron's library kernels, compiled offline for one gfx.
+
+`cargo xtask bench --peer triton` runs this file with the pinned Triton of its venv:
+
+    python kernels.py REQUEST.json OUT_DIR
+
+REQUEST.json is `{"gfx": "gfx942", "wave": 64, "workloads": [...]}`, each workload
+`{"id": "...", "family": "add" | "softmax" | "rmsnorm" | "layernorm" | "gemm", ...shape}`,
+with `"default_only": true` to skip the variants.
+For each workload it compiles the Triton kernel with its default configuration (what a user
+would write) and with autotune-style variants, writes each code object to OUT_DIR/<id>.<config>.hsaco
+and prints a manifest (JSON, on stdout) that says how to launch each one: its kernel name, the
+grid (as the user's launch lambda computes it), the workgroup size (num_warps x wave), the
+kernel arguments in order (buffers by role, scalars by value) and the scratch sizes Triton 3.x
+expects in its two trailing pointer arguments.
+
+The arguments are specialised as Triton's JIT launcher specialises them: pointers and integers
+divisible by 16 carry `tt.divisibility = 16`, integers equal to 1 become constants.
+"""
+
+import json
+import os
+import sys
+
+os.environ.setdefault("TRITON_DEFAULT_FP_FUSION", "1")
+
+import triton  # noqa: E402
+import triton.language as tl  # noqa: E402
+from triton.backends.compiler import GPUTarget  # noqa: E402
+
+
+@triton.jit
+def add_kernel(x, y, out, n, BLOCK: tl.constexpr):
+    pid = tl.program_id(0)
+    offsets = pid * BLOCK + tl.arange(0, BLOCK)
+    mask = offsets < n
+    total = tl.load(x + offsets, mask=mask) + tl.load(y + offsets, mask=mask)
+    tl.store(out + offsets, total, mask=mask)
+
+
+@triton.jit
+def softmax_kernel(x, out, cols, BLOCK: tl.constexpr):
+    row = tl.program_id(0)
+    offsets = tl.arange(0, BLOCK)
+    mask = offsets < cols
+    v = tl.load(x + row * cols + offsets, mask=mask, other=-float("inf")).to(tl.float32)
+    e = tl.exp(v - tl.max(v, axis=0))
+    y = e / tl.sum(e, axis=0)
+    tl.store(out + row * cols + offsets, y.to(out.dtype.element_ty), mask=mask)
+
+
+@triton.jit
+def rmsnorm_kernel(x, weight, out, cols, eps, BLOCK: tl.constexpr):
+    row = tl.program_id(0)
+    offsets = tl.arange(0, BLOCK)
+    mask = offsets < cols
+    v = tl.load(x + row * cols + offsets, mask=mask, other=0.0).to(tl.float32)
+    w = tl.load(weight + offsets, mask=mask, other=0.0).to(tl.float32)
+    rstd = 1.0 / tl.sqrt(tl.sum(v * v, axis=0) / cols + eps)
+    y = v * rstd * w
+    tl.store(out + row * cols + offsets, y.to(out.dtype.element_ty), mask=mask)
+
+
+@triton.jit
+def layernorm_kernel(x, weight, bias, out, cols, eps, BLOCK: tl.constexpr):
+    row = tl.program_id(0)
+    offsets = tl.arange(0, BLOCK)
+    mask = offsets < cols
+    v = tl.load(x + row * cols + offsets, mask=mask, other=0.0).to(tl.float32)
+    mean = tl.sum(v, axis=0) / cols
+    centered = tl.where(mask, v - mean, 0.0)
+    rstd = 1.0 / tl.sqrt(tl.sum(centered * centered, axis=0) / cols + eps)
+    w = tl.load(weight + offsets, mask=mask, other=0.0).to(tl.float32)
+    b = tl.load(bias + offsets, mask=mask, other=0.0).to(tl.float32)
+    y = centered * rstd * w + b
+    tl.store(out + row * cols + offsets, y.to(out.dtype.element_ty), mask=mask)
+
+
+@triton.jit
+def gemm_kernel(a, b, c, M, N, K,
+                stride_am, stride_ak, stride_bk, stride_bn, stride_cm, stride_cn,
+                BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr,
+                GROUP_M: tl.constexpr):
+    # The matrix-multiplication tutorial's kernel: grouped program order, K-edge masks.
+    pid = tl.program_id(0)
+    num_pid_m = tl.cdiv(M, BLOCK_M)
+    num_pid_n = tl.cdiv(N, BLOCK_N)
+    num_pid_in_group = GROUP_M * num_pid_n
+    group_id = pid // num_pid_in_group
+    first_pid_m = group_id * GROUP_M
+    group_size_m = min(num_pid_m - first_pid_m, GROUP_M)
+    pid_m = first_pid_m + ((pid % num_pid_in_group) % group_size_m)
+    pid_n = (pid % num_pid_in_group) // group_size_m
+    offs_am = (pid_m * BLOCK_M + tl.arange(0, BLOCK_M)) % M
+    offs_bn = (pid_n * BLOCK_N + tl.arange(0, BLOCK_N)) % N
+    offs_k = tl.arange(0, BLOCK_K)
+    a_ptrs = a + (offs_am[:, None] * stride_am + offs_k[None, :] * stride_ak)
+    b_ptrs = b + (offs_k[:, None] * stride_bk + offs_bn[None, :] * stride_bn)
+    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+    for k in range(0, tl.cdiv(K, BLOCK_K)):
+        a_tile = tl.load(a_ptrs, mask=offs_k[None, :] < K - k * BLOCK_K, other=0.0)
+        b_tile = tl.load(b_ptrs, mask=offs_k[:, None] < K - k * BLOCK_K, other=0.0)
+        acc = tl.dot(a_tile, b_tile, acc)
+        a_ptrs += BLOCK_K * stride_ak
+        b_ptrs += BLOCK_K * stride_bk
+    offs_cm = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
+    offs_cn = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
+    c_ptrs = c + stride_cm * offs_cm[:, None] + stride_cn * offs_cn[None, :]
+    c_mask = (offs_cm[:, None] < M) & (offs_cn[None, :] < N)
+    tl.store(c_ptrs, acc.to(c.dtype.element_ty), mask=c_mask)
+
+
+TRITON_TYPE = {"f32": "fp32", "f16": "fp16", "bf16": "bf16"}
+
+
+def next_power_of_2(n):
+    return 1 << (n - 1).bit_length()
+
+
+def cdiv(a, b):
+    return (a + b - 1) // b
+
+
+def family_configs(w):
+    """(kernel, args, configs) of one workload: `args` in the kernel's order, each
+    `(name, type, value)` with value None for a buffer (passed by role) and a number for a
+    scalar; `configs` the default first, then the autotune-style variants, each a dict of
+    constexprs, `num_warps`, `num_stages` and `grid`."""
+    family = w["family"]
+    if family == "add":
+        n = w["n"]
+        t = "*" + TRITON_TYPE[w["dtype"]]
+        args = [("x", t, None), ("y", t, None), ("out", t, None), ("n", "i32", n)]
+        # The vector-add tutorial: BLOCK 1024, 4 warps.
+        configs = [dict(name="default", BLOCK=1024, num_warps=4)]
+        for block, warps in [(512, 4), (2048, 4), (4096, 8), (1024, 8), (2048, 8)]:
+            configs.append(dict(name=f"b{block}w{warps}", BLOCK=block, num_warps=warps))
+        for c in configs:
+            c["grid"] = [cdiv(n, c["BLOCK"]), 1, 1]
+        return add_kernel, args, configs
+    if family in ("softmax", "rmsnorm", "layernorm"):
+        rows, cols = w["rows"], w["cols"]
+        t = "*" + TRITON_TYPE[w["dtype"]]
+        kernel, args = {
+            "softmax": (softmax_kernel, [("x", t, None), ("out", t, None), ("cols", "i32", cols)]),
+            "rmsnorm": (rmsnorm_kernel, [("x", t, None), ("weight", t, None), ("out", t, None),
+                                         ("cols", "i32", cols), ("eps", "fp32", w.get("eps", 0.0))]),
+            "layernorm": (layernorm_kernel, [("x", t, None), ("weight", t, None),
+                                             ("bias", t, None), ("out", t, None),
+                                             ("cols", "i32", cols), ("eps", "fp32", w.get("eps", 0.0))]),
+        }[family]
+        block = next_power_of_2(cols)
+        configs = [dict(name="default", BLOCK=block, num_warps=4)]
+        for warps in (1, 2, 8, 16):
+            configs.append(dict(name=f"w{warps}", BLOCK=block, num_warps=warps))
+        for c in configs:
+            c["grid"] = [rows, 1, 1]
+        return kernel, args, configs
+    if family == "gemm":
+        m, n, k = w["m"], w["n"], w["k"]
+        t = "*" + TRITON_TYPE[w["dtype"]]
+        o = "*" + TRITON_TYPE[w["out"]]
+        b_col_major = w["b_layout"] == "col"
+        stride_bk, stride_bn = (1, k) if b_col_major else (n, 1)
+        args = [("a", t, None), ("b", t, None), ("c", o, None),
+                ("M", "i32", m), ("N", "i32", n), ("K", "i32", k),
+                ("stride_am", "i32", k), ("stride_ak", "i32", 1),
+                ("stride_bk", "i32", stride_bk), ("stride_bn", "i32", stride_bn),
+                ("stride_cm", "i32", n), ("stride_cn", "i32", 1)]
+        # The issue measured Triton's tutorial tile: 128x128x64, 4 warps, GROUP_M 8.
+        tiles = [("default", 128, 128, 64, 4, 2),
+                 ("64x64x64w4", 64, 64, 64, 4, 2), ("64x64x32w4", 64, 64, 32, 4, 2),
+                 ("128x128x64w8", 128, 128, 64, 8, 2), ("128x128x32w4s1", 128, 128, 32, 4, 1),
+                 ("128x128x64w4s3", 128, 128, 64, 4, 3), ("256x128x64w8", 256, 128, 64, 8, 2)]
+        configs = []
+        for name, bm, bn, bk, warps, stages in tiles:
+            configs.append(dict(name=name, BLOCK_M=bm, BLOCK_N=bn, BLOCK_K=bk, GROUP_M=8,
+                                num_warps=warps, num_stages=stages,
+                                grid=[cdiv(m, bm) * cdiv(n, bn), 1, 1]))
+        return gemm_kernel, args, configs
+    raise ValueError(f"unknown family {family}")
+
+
+def compile_one(kernel, args, config, gfx, wave):
+    """Compiles `kernel` for `gfx` as Triton's JIT would for these argument values."""
+    signature, attrs, constexprs, launch_args = {}, {}, {}, []
+    for i, (name, ty, value) in enumerate(args):
+        if ty.startswith("*"):
+            signature[name] = ty
+            attrs[(i,)] = [["tt.divisibility", 16]]
+            launch_args.append({"name": name, "kind": "buffer"})
+        elif ty == "i32" and value == 1:
+            signature[name] = "constexpr"
+            constexprs[name] = 1
+        else:
+            signature[name] = ty
+            if ty == "i32" and value % 16 == 0:
+                attrs[(i,)] = [["tt.divisibility", 16]]
+            launch_args.append({"name": name, "kind": ty, "value": value})
+    skip = {"name", "grid", "num_warps", "num_stages"}
+    for key, value in config.items():
+        if key not in skip:
+            signature[key] = "constexpr"
+            constexprs[key] = value
+    src = triton.compiler.ASTSource(fn=kernel, signature=signature, constexprs=constexprs,
+                                    attrs=attrs)
+    target = GPUTarget("hip", gfx, wave)
+    backend = triton.compiler.make_backend(target)
+    options = {"num_warps": config["num_warps"]}
+    if "num_stages" in config:
+        options["num_stages"] = config["num_stages"]
+    options = backend.parse_options(options)
+    compiled = triton.compile(src, target=target, options=options.__dict__)
+    return compiled, launch_args
+
+
+def main():
+    request_path, out_dir = sys.argv[1], sys.argv[2]
+    with open(request_path) as f:
+        request = json.load(f)
+    gfx, wave = request["gfx"], request["wave"]
+    os.makedirs(out_dir, exist_ok=True)
+    manifest = {"triton_version": triton.__version__,
+                "fp_fusion": os.environ["TRITON_DEFAULT_FP_FUSION"], "kernels": []}
+    for w in request["workloads"]:
+        kernel, args, configs = family_configs(w)
+        if w.get("default_only"):
+            configs = configs[:1]
+        for config in configs:
+            print(f"  triton {gfx}: {w['id']} {config['name']}", file=sys.stderr, flush=True)
+            compiled, launch_args = compile_one(kernel, args, config, gfx, wave)
+            path = os.path.join(out_dir, f"{w['id']}.{config['name']}.hsaco")
+            with open(path, "wb") as f:
+                f.write(compiled.asm["hsaco"])
+            meta = compiled.metadata
+            manifest["kernels"].append({
+                "workload": w["id"],
+                "config": config["name"],
+                "path": path,
+                "kernel": compiled.name,
+                "grid": config["grid"],
+                "block": meta.num_warps * wave,
+                "num_warps": meta.num_warps,
+                "num_stages": meta.num_stages,
+                "lds_bytes": meta.shared,
+                "global_scratch_size": getattr(meta, "global_scratch_size", 0),
+                "profile_scratch_size": getattr(meta, "profile_scratch_size", 0),
+                "args": launch_args,
+            })
+    json.dump(manifest, sys.stdout, indent=1)
+    print()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,217 @@
+//! `cargo xtask bench --peer triton`: Iron against Triton's AMD backend on the same work.
+//!
+//! For each gfx it compiles Triton equivalents of Iron's library operations offline
+//! (`kernels.py`, in a venv with a pinned Triton made on first use, [`triton_env`]), with
+//! Triton's default configuration and autotune-style variants; runs Iron's operation and every
+//! Triton configuration on the emulator on the same seeded inputs ([`run`]), checks every output
+//! against a CPU reference ([`oracle`]) and compares what the emulator counted and what the code
+//! objects say ([`table`]). It writes `target/iron/peer/peer.md` and `peer.json` and prints the
+//! Markdown. A wrong output on either side is shown in the table and fails the command.
+
+mod oracle;
+mod run;
+mod table;
+mod triton_env;
+mod workloads;
+
+use crate::build;
+use crate::report::kernels::{self, Scope};
+use anyhow::{Context, Result, bail};
+use iron::emulator::Emulator;
+use iron::library::Library;
+use iron_build::parse_targets;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+use table::{Comparison, Results};
+use workloads::{Dtype, Op, Prepared};
+
+/// The gfx the benchmark covers unless told otherwise.
+pub const DEFAULT_GFX: &str = "gfx942,gfx950,gfx1100";
+
+/// What `cargo xtask bench --peer triton` was asked for.
+pub struct Options {
+    /// `--gfx`: the targets, as for `build`.
+    pub gfx: String,
+    /// `--smoke`: tiny shapes, the defaults only (the test suite's run).
+    pub smoke: bool,
+    /// `--large`: GEMM at 1024^3 too (both B layouts).
+    pub large: bool,
+    /// `--artifacts`: use the library build in this directory instead of building.
+    pub artifacts: Option<PathBuf>,
+}
+
+/// The workloads at the requested shapes.
+fn ops(options: &Options) -> Vec<Op> {
+    let (n, rows, cols, side) = if options.smoke {
+        (1 << 14, 4, 512, 128)
+    } else {
+        (1 << 20, 64, 4096, 256)
+    };
+    let mut ops = vec![
+        Op::Add { n },
+        Op::Softmax {
+            dtype: Dtype::F16,
+            rows,
+            cols,
+        },
+        Op::Softmax {
+            dtype: Dtype::F32,
+            rows,
+            cols,
+        },
+        Op::RmsNorm { rows, cols },
+        Op::LayerNorm { rows, cols },
+        Op::Gemm {
+            side,
+            b_col_major: false,
+        },
+        Op::Gemm {
+            side,
+            b_col_major: true,
+        },
+    ];
+    if options.large {
+        for b_col_major in [false, true] {
+            ops.push(Op::Gemm {
+                side: 1024,
+                b_col_major,
+            });
+        }
+    }
+    ops
+}
+
+/// Runs the peer benchmark.
+pub fn run(root: &Path, options: &Options) -> Result<()> {
+    let started = Instant::now();
+    let targets = parse_targets(&options.gfx, None)?;
+    let artifacts = match &options.artifacts {
+        Some(dir) => dir.clone(),
+        None => {
+            let dir = build::target_dir(root).join("iron");
+            build::device_crate(root, &build::library_dir(root), &options.gfx, &dir)?;
+            dir
+        }
+    };
+    let peer_dir = build::target_dir(root).join("iron/peer");
+    let triton = triton_env::prepare(&peer_dir)?;
+    let script = root.join("xtask/src/bench/peer/kernels.py");
+    let ops = ops(options);
+    let mut requests: Vec<serde_json::Value> = ops.iter().map(|op| op.request()).collect();
+    if options.smoke {
+        for r in &mut requests {
+            r["default_only"] = true.into();
+        }
+    }
+    let mut results = Results {
+        triton_version: String::new(),
+        fp_fusion: triton_env::FP_FUSION.into(),
+        size: shapes(options),
+        comparisons: Vec::new(),
+    };
+    for target in &targets {
+        let label = target.dir_name();
+        let gfx_started = Instant::now();
+        eprintln!("peer: {target}: compiling the Triton kernels");
+        let manifest = triton.compile(
+            &script,
+            target.gfx.name,
+            target.wave,
+            &requests,
+            &peer_dir.join("triton").join(&label),
+        )?;
+        results.triton_version = manifest.triton_version.clone();
+        let path = artifacts.join(&label).join("kernels.co");
+        let image = std::fs::read(&path).with_context(|| {
+            format!(
+                "cannot read {}: build {target} first, or drop --artifacts",
+                path.display()
+            )
+        })?;
+        let (processor, statics) = kernels::read_static(&image)?;
+        let emulator = Emulator::new(&processor)?;
+        let library = Library::load(&emulator.device(), &image)
+            .with_context(|| format!("loading the library of {target} on the emulator"))?;
+        let bench = run::Bench {
+            emulator: &emulator,
+            device: library.device().clone(),
+            scope: Scope {
+                label: &label,
+                processor: &processor,
+                devices: &[],
+            },
+        };
+        for op in &ops {
+            let id = op.id();
+            let mut prepared = Prepared::new(library.device(), *op)?;
+            eprintln!("peer: {label}: {} on Iron", op.label());
+            let iron = bench.iron(&library, &statics, &mut prepared)?;
+            let mut triton_sides = Vec::new();
+            for compiled in manifest.kernels.iter().filter(|k| k.workload == id) {
+                eprintln!(
+                    "peer: {label}: {} on Triton {}",
+                    op.label(),
+                    compiled.config
+                );
+                triton_sides.push(bench.triton(compiled, &mut prepared)?);
+            }
+            results.comparisons.push(Comparison {
+                gfx: label.clone(),
+                workload: op.label(),
+                iron,
+                triton: triton_sides,
+            });
+        }
+        eprintln!(
+            "peer: {label} done in {:.0} s",
+            gfx_started.elapsed().as_secs_f64()
+        );
+    }
+
+    let md = table::render(&results);
+    let md_path = peer_dir.join("peer.md");
+    std::fs::write(&md_path, &md).with_context(|| format!("cannot write {}", md_path.display()))?;
+    let json_path = peer_dir.join("peer.json");
+    std::fs::write(&json_path, serde_json::to_string_pretty(&results)? + "\n")
+        .with_context(|| format!("cannot write {}", json_path.display()))?;
+    println!("{md}");
+    eprintln!(
+        "peer: {} and {} in {:.0} s",
+        md_path.display(),
+        json_path.display(),
+        started.elapsed().as_secs_f64()
+    );
+    let wrong: Vec<String> = results
+        .comparisons
+        .iter()
+        .flat_map(|c| {
+            c.mismatches().map(move |s| {
+                format!(
+                    "{} {} {}: {}",
+                    c.gfx,
+                    c.workload,
+                    s.config,
+                    s.mismatch.as_deref().unwrap_or_default()
+                )
+            })
+        })
+        .collect();
+    if !wrong.is_empty() {
+        bail!(
+            "outputs differ from the reference:\n  {}",
+            wrong.join("\n  ")
+        );
+    }
+    Ok(())
+}
+
+/// The shapes, as the table's header says them.
+fn shapes(options: &Options) -> String {
+    if options.smoke {
+        "smoke: add 16384, rows 4x512, GEMM 128^3, Triton defaults only".into()
+    } else if options.large {
+        "add 2^20, rows 64x4096, GEMM 256^3 and 1024^3".into()
+    } else {
+        "add 2^20, rows 64x4096, GEMM 256^3".into()
+    }
+}

@@ -1,0 +1,178 @@
+//! CPU references for the peer benchmark's workloads: each output element in f64 with the
+//! magnitude its error scales with (the sum of the absolute terms that make it), so one
+//! tolerance per output type judges every family: `|got - want| <= rel x magnitude + abs`.
+
+use serde::Serialize;
+
+/// One expected output element.
+#[derive(Clone, Copy, Debug)]
+pub struct Expected {
+    /// The exact value.
+    pub value: f64,
+    /// What its rounding errors scale with.
+    pub magnitude: f64,
+}
+
+/// A tolerance: relative to an element's magnitude, plus an absolute floor.
+#[derive(Clone, Copy, Debug, Serialize)]
+pub struct Tolerance {
+    /// Relative to [`Expected::magnitude`].
+    pub rel: f64,
+    /// Absolute, for results near zero (underflow of the output type).
+    pub abs: f64,
+}
+
+impl Tolerance {
+    /// f32 outputs computed in f32 (sums of up to a few thousand terms).
+    pub const F32: Tolerance = Tolerance {
+        rel: 1e-4,
+        abs: 1e-9,
+    };
+    /// f16 outputs computed in f32 and rounded once (half an f16 ulp is 2^-11 relative).
+    pub const F16: Tolerance = Tolerance {
+        rel: 2e-3,
+        abs: 1e-7,
+    };
+}
+
+/// The first mismatch of `got` against `want`, described, or `None` when every element is
+/// within `tol` (a NaN, e.g. the poison of an element no one wrote, never is).
+pub fn check(got: &[f64], want: &[Expected], tol: Tolerance) -> Option<String> {
+    if got.len() != want.len() {
+        return Some(format!("{} outputs, expected {}", got.len(), want.len()));
+    }
+    // The poison of an element nobody wrote is NaN: never within tolerance.
+    let allowed = |w: &Expected| tol.rel * w.magnitude + tol.abs;
+    let wrong = |(g, w): &(&f64, &Expected)| g.is_nan() || (*g - w.value).abs() > allowed(w);
+    let bad = got.iter().zip(want).filter(wrong).count();
+    let (i, (g, w)) = got
+        .iter()
+        .zip(want)
+        .enumerate()
+        .find(|(_, pair)| wrong(pair))?;
+    Some(format!(
+        "{bad} of {} outputs wrong; the first, [{i}]: got {g}, expected {} (tolerance {:.3e})",
+        got.len(),
+        w.value,
+        allowed(w)
+    ))
+}
+
+/// `x + y`.
+pub fn add(x: &[f64], y: &[f64]) -> Vec<Expected> {
+    x.iter()
+        .zip(y)
+        .map(|(a, b)| Expected {
+            value: a + b,
+            magnitude: a.abs() + b.abs(),
+        })
+        .collect()
+}
+
+/// Softmax of each row of `cols` elements.
+pub fn softmax(x: &[f64], cols: usize) -> Vec<Expected> {
+    x.chunks(cols)
+        .flat_map(|row| {
+            let max = row.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+            let e: Vec<f64> = row.iter().map(|v| (v - max).exp()).collect();
+            let sum: f64 = e.iter().sum();
+            e.into_iter().map(move |v| Expected {
+                value: v / sum,
+                magnitude: v / sum,
+            })
+        })
+        .collect()
+}
+
+/// `x / sqrt(mean(x^2) + eps) * weight` for each row.
+pub fn rmsnorm(x: &[f64], weight: &[f64], eps: f64) -> Vec<Expected> {
+    let cols = weight.len();
+    x.chunks(cols)
+        .flat_map(|row| {
+            let scale = 1.0 / (row.iter().map(|v| v * v).sum::<f64>() / cols as f64 + eps).sqrt();
+            row.iter().zip(weight).map(move |(v, w)| {
+                let y = v * scale * w;
+                Expected {
+                    value: y,
+                    magnitude: y.abs(),
+                }
+            })
+        })
+        .collect()
+}
+
+/// `(x - mean) / sqrt(var + eps) * weight + bias` for each row (biased variance).
+pub fn layernorm(x: &[f64], weight: &[f64], bias: &[f64], eps: f64) -> Vec<Expected> {
+    let cols = weight.len();
+    x.chunks(cols)
+        .flat_map(|row| {
+            let mean = row.iter().sum::<f64>() / cols as f64;
+            let var = row.iter().map(|v| (v - mean) * (v - mean)).sum::<f64>() / cols as f64;
+            let scale = 1.0 / (var + eps).sqrt();
+            // The mean's rounding moves every centred value by about |mean| + mean |x|.
+            let mean_abs = row.iter().map(|v| v.abs()).sum::<f64>() / cols as f64;
+            row.iter()
+                .zip(weight.iter().zip(bias))
+                .map(move |(v, (w, b))| {
+                    let scaled = (v - mean) * scale * w;
+                    Expected {
+                        value: scaled + b,
+                        magnitude: scaled.abs() + (mean_abs * scale * w).abs() + b.abs(),
+                    }
+                })
+        })
+        .collect()
+}
+
+/// `C = A B` with `A` `m x k` row-major and `B` `k x n`, column-major when `b_col_major`.
+pub fn gemm(
+    a: &[f64],
+    b: &[f64],
+    (m, n, k): (usize, usize, usize),
+    b_col_major: bool,
+) -> Vec<Expected> {
+    let b_at = |kk: usize, j: usize| {
+        if b_col_major {
+            b[j * k + kk]
+        } else {
+            b[kk * n + j]
+        }
+    };
+    let mut out = Vec::with_capacity(m * n);
+    for i in 0..m {
+        for j in 0..n {
+            let (mut value, mut magnitude) = (0.0, 0.0);
+            for kk in 0..k {
+                let p = a[i * k + kk] * b_at(kk, j);
+                value += p;
+                magnitude += p.abs();
+            }
+            out.push(Expected { value, magnitude });
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn check_accepts_within_tolerance_and_rejects_poison_and_error() {
+        let want = add(&[1.0, 2.0], &[0.5, -4.0]);
+        assert_eq!(check(&[1.5, -2.0], &want, Tolerance::F32), None);
+        assert!(check(&[1.5, f64::NAN], &want, Tolerance::F32).is_some());
+        assert!(check(&[1.5, -2.01], &want, Tolerance::F32).is_some());
+        assert!(check(&[1.5], &want, Tolerance::F32).is_some());
+    }
+
+    #[test]
+    fn gemm_reads_b_in_either_layout() {
+        // A = [[1, 2]], B = [[3, 4], [5, 6]]: C = [[13, 16]].
+        let row = gemm(&[1.0, 2.0], &[3.0, 4.0, 5.0, 6.0], (1, 2, 2), false);
+        let col = gemm(&[1.0, 2.0], &[3.0, 5.0, 4.0, 6.0], (1, 2, 2), true);
+        for c in [row, col] {
+            assert_eq!(c.iter().map(|e| e.value).collect::<Vec<_>>(), [13.0, 16.0]);
+        }
+    }
+}

@@ -1,0 +1,195 @@
+//! The peer benchmark's results and how they are shown: one comparison per gfx and workload
+//! (Iron's run and every Triton configuration's), a summary table per gfx against Triton's
+//! default and its best configuration, and every configuration in detail.
+
+use super::run::Side;
+use serde::Serialize;
+use std::fmt::Write;
+
+/// Iron and Triton on one workload on one gfx.
+#[derive(Clone, Debug, Serialize)]
+pub struct Comparison {
+    pub gfx: String,
+    pub workload: String,
+    pub iron: Side,
+    /// The default configuration first, then the autotune-style variants.
+    pub triton: Vec<Side>,
+}
+
+impl Comparison {
+    /// Triton's default configuration.
+    pub fn default_config(&self) -> Option<&Side> {
+        self.triton.iter().find(|s| s.config == "default")
+    }
+
+    /// Triton's configuration with the fewest wave-instructions among those whose output is
+    /// correct.
+    pub fn best(&self) -> Option<&Side> {
+        self.triton
+            .iter()
+            .filter(|s| s.mismatch.is_none())
+            .min_by_key(|s| s.measured.wave_instructions)
+    }
+
+    /// Every side whose output did not match the reference.
+    pub fn mismatches(&self) -> impl Iterator<Item = &Side> {
+        std::iter::once(&self.iron)
+            .chain(&self.triton)
+            .filter(|s| s.mismatch.is_some())
+    }
+}
+
+/// Everything `peer.json` holds.
+#[derive(Serialize)]
+pub struct Results {
+    pub triton_version: String,
+    pub fp_fusion: String,
+    pub size: String,
+    pub comparisons: Vec<Comparison>,
+}
+
+fn ratio(a: u64, b: u64) -> String {
+    if b == 0 {
+        "-".into()
+    } else {
+        format!("{:.2}", a as f64 / b as f64)
+    }
+}
+
+fn occupancy(s: &Side) -> String {
+    s.measured
+        .launch_occupancy
+        .map_or("-".into(), |o| o.to_string())
+}
+
+fn check(c: &Comparison) -> String {
+    let bad: Vec<String> = c
+        .mismatches()
+        .map(|s| format!("**{} wrong**", s.config))
+        .collect();
+    if bad.is_empty() {
+        "ok".into()
+    } else {
+        bad.join(", ")
+    }
+}
+
+/// The whole report as Markdown.
+pub fn render(results: &Results) -> String {
+    let mut md = String::new();
+    let _ = writeln!(
+        md,
+        "# Iron against Triton {} (`cargo xtask bench --peer triton`)\n",
+        results.triton_version
+    );
+    let _ = writeln!(
+        md,
+        "Shapes: {}. Triton compiled offline per gfx, `TRITON_DEFAULT_FP_FUSION={}`; both sides run \
+         on the emulator on the same inputs and are checked against a CPU reference. Ratios are \
+         Iron / Triton (below 1: Iron executes fewer). Estimated time: not yet (the emulator has \
+         no timing model).\n",
+        results.size, results.fp_fusion
+    );
+    let mut gfx_list: Vec<&str> = Vec::new();
+    for c in &results.comparisons {
+        if !gfx_list.contains(&c.gfx.as_str()) {
+            gfx_list.push(&c.gfx);
+        }
+    }
+    for gfx in gfx_list {
+        let rows: Vec<&Comparison> = results
+            .comparisons
+            .iter()
+            .filter(|c| c.gfx == gfx)
+            .collect();
+        let _ = writeln!(md, "## {gfx}\n");
+        summary(&mut md, &rows);
+        detail(&mut md, &rows);
+    }
+    md
+}
+
+/// Iron against Triton's default and best configuration, one row per workload.
+fn summary(md: &mut String, rows: &[&Comparison]) {
+    md.push_str(
+        "| workload | Iron wave-inst | Triton default | Triton best (config) | Iron / default | \
+         Iron / best | bytes/min Iron / Triton | LDS conflict cycles Iron / Triton | VGPRs Iron / \
+         Triton | occupancy Iron / Triton | code bytes Iron / Triton | check |\n",
+    );
+    md.push_str("| --- | ---: | ---: | ---: | ---: | ---: | --- | --- | --- | --- | --- | --- |\n");
+    for c in rows {
+        let i = &c.iron;
+        let Some(d) = c.default_config() else {
+            continue;
+        };
+        let iw = i.measured.wave_instructions;
+        let dw = d.measured.wave_instructions;
+        let (best, best_ratio) = match c.best() {
+            Some(b) => (
+                format!("{} ({})", b.measured.wave_instructions, b.config),
+                ratio(iw, b.measured.wave_instructions),
+            ),
+            None => ("-".into(), "-".into()),
+        };
+        let _ = writeln!(
+            md,
+            "| {} | {iw} | {dw} | {best} | {} | {best_ratio} | {:.3} / {:.3} | {} / {} | {} / {} | \
+             {} / {} | {} / {} | {} |",
+            c.workload,
+            ratio(iw, dw),
+            i.measured.bytes_ratio,
+            d.measured.bytes_ratio,
+            i.measured.lds_bank_conflict_cycles,
+            d.measured.lds_bank_conflict_cycles,
+            i.statics.resources.vgpr,
+            d.statics.resources.vgpr,
+            occupancy(i),
+            occupancy(d),
+            i.statics.resources.code_bytes,
+            d.statics.resources.code_bytes,
+            check(c)
+        );
+    }
+    md.push('\n');
+}
+
+/// Every side of every workload.
+fn detail(md: &mut String, rows: &[&Comparison]) {
+    md.push_str(
+        "<details><summary>every configuration</summary>\n\n\
+         | workload | side | kernel | warps x stages | wave-inst | bytes/min | LDS conflict \
+         cycles | VGPR / AGPR / SGPR | LDS bytes | occupancy | code bytes | scratch | check |\n\
+         | --- | --- | --- | --- | ---: | ---: | ---: | --- | ---: | ---: | ---: | ---: | --- |\n",
+    );
+    for c in rows {
+        for s in std::iter::once(&c.iron).chain(&c.triton) {
+            let r = &s.statics.resources;
+            let shape = s.triton.as_ref().map_or("-".into(), |t| {
+                format!("{} x {}", t.num_warps, t.num_stages)
+            });
+            let side = if s.config == "iron" {
+                "Iron".to_string()
+            } else {
+                format!("Triton {}", s.config)
+            };
+            let _ = writeln!(
+                md,
+                "| {} | {side} | `{}` | {shape} | {} | {:.3} | {} | {} / {} / {} | {} | {} | {} | {} | {} |",
+                c.workload,
+                s.kernel,
+                s.measured.wave_instructions,
+                s.measured.bytes_ratio,
+                s.measured.lds_bank_conflict_cycles,
+                r.vgpr,
+                r.agpr,
+                r.sgpr,
+                r.lds_bytes + s.triton.as_ref().map_or(0, |t| t.lds_bytes),
+                occupancy(s),
+                r.code_bytes,
+                r.scratch_bytes,
+                s.mismatch.as_deref().unwrap_or("ok")
+            );
+        }
+    }
+    md.push_str("\n</details>\n\n");
+}

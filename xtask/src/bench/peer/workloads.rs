@@ -1,0 +1,403 @@
+//! The peer benchmark's workloads: the operations Iron and Triton both run, at the same shapes,
+//! with seeded inputs, the CPU reference of each, what its algorithm must move at least, and
+//! Iron's side of the run (the library's host API).
+
+use super::oracle::{self, Expected, Tolerance};
+use crate::report::workloads::{Demand, Family, Math};
+use anyhow::{Context, Result, bail};
+use iron::library::{Epilogue, GemmShape, Layout, Library, f16};
+use iron::{Device, DeviceBuffer, Stream};
+use rand::rngs::StdRng;
+use rand::{Rng, SeedableRng};
+use serde_json::{Value, json};
+
+/// An element type of the workloads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Dtype {
+    F32,
+    F16,
+}
+
+impl Dtype {
+    /// The name in labels and in the Triton request.
+    pub fn name(self) -> &'static str {
+        match self {
+            Dtype::F32 => "f32",
+            Dtype::F16 => "f16",
+        }
+    }
+
+    fn size(self) -> u64 {
+        match self {
+            Dtype::F32 => 4,
+            Dtype::F16 => 2,
+        }
+    }
+
+    fn tolerance(self) -> Tolerance {
+        match self {
+            Dtype::F32 => Tolerance::F32,
+            Dtype::F16 => Tolerance::F16,
+        }
+    }
+}
+
+/// One operation at one shape.
+#[derive(Clone, Copy, Debug)]
+pub enum Op {
+    /// `out = x + y` over `n` elements.
+    Add { n: usize },
+    /// Softmax over each row.
+    Softmax {
+        dtype: Dtype,
+        rows: usize,
+        cols: usize,
+    },
+    /// RMSNorm (f16) over each row.
+    RmsNorm { rows: usize, cols: usize },
+    /// LayerNorm (f16) over each row.
+    LayerNorm { rows: usize, cols: usize },
+    /// `C (f32) = A B`, f16 inputs, A row-major, B row- or column-major.
+    Gemm { side: usize, b_col_major: bool },
+}
+
+/// The RMSNorm epsilon, both sides.
+const RMS_EPS: f32 = 1e-6;
+/// The LayerNorm epsilon, both sides.
+const LN_EPS: f32 = 1e-5;
+
+impl Op {
+    /// A short identifier (file names, the Triton request).
+    pub fn id(self) -> String {
+        match self {
+            Op::Add { n } => format!("add_f32_{n}"),
+            Op::Softmax { dtype, rows, cols } => format!("softmax_{}_{rows}x{cols}", dtype.name()),
+            Op::RmsNorm { rows, cols } => format!("rmsnorm_f16_{rows}x{cols}"),
+            Op::LayerNorm { rows, cols } => format!("layernorm_f16_{rows}x{cols}"),
+            Op::Gemm { side, b_col_major } => {
+                format!(
+                    "gemm_f16_f32_{side}_b{}",
+                    if b_col_major { "col" } else { "row" }
+                )
+            }
+        }
+    }
+
+    /// The label in the table.
+    pub fn label(self) -> String {
+        match self {
+            Op::Add { n } => format!("add f32 n={n}"),
+            Op::Softmax { dtype, rows, cols } => format!("softmax {} {rows}x{cols}", dtype.name()),
+            Op::RmsNorm { rows, cols } => format!("rmsnorm f16 {rows}x{cols}"),
+            Op::LayerNorm { rows, cols } => format!("layernorm f16 {rows}x{cols}"),
+            Op::Gemm { side, b_col_major } => format!(
+                "gemm f16->f32 {side}^3 B {}",
+                if b_col_major {
+                    "col-major"
+                } else {
+                    "row-major"
+                }
+            ),
+        }
+    }
+
+    /// The report's family of the operation.
+    pub fn family(self) -> Family {
+        match self {
+            Op::Add { .. } => Family::Elementwise,
+            Op::Softmax { .. } => Family::Softmax,
+            Op::RmsNorm { .. } | Op::LayerNorm { .. } => Family::Norm,
+            Op::Gemm { .. } => Family::Gemm,
+        }
+    }
+
+    /// The workload as `kernels.py` reads it.
+    pub fn request(self) -> Value {
+        let id = self.id();
+        match self {
+            Op::Add { n } => json!({"id": id, "family": "add", "dtype": "f32", "n": n}),
+            Op::Softmax { dtype, rows, cols } => json!({"id": id, "family": "softmax",
+                "dtype": dtype.name(), "rows": rows, "cols": cols}),
+            Op::RmsNorm { rows, cols } => json!({"id": id, "family": "rmsnorm", "dtype": "f16",
+                "rows": rows, "cols": cols, "eps": RMS_EPS}),
+            Op::LayerNorm { rows, cols } => json!({"id": id, "family": "layernorm",
+                "dtype": "f16", "rows": rows, "cols": cols, "eps": LN_EPS}),
+            Op::Gemm { side, b_col_major } => json!({"id": id, "family": "gemm", "dtype": "f16",
+                "out": "f32", "m": side, "n": side, "k": side,
+                "b_layout": if b_col_major { "col" } else { "row" }}),
+        }
+    }
+
+    /// What the algorithm must move at least, as the report counts it.
+    fn demand(self) -> Demand {
+        let vector = |min_bytes: u64, flops: u64, elements: usize| Demand {
+            label: self.label(),
+            min_bytes,
+            flops,
+            elements: elements as u64,
+            math: Math::Vector,
+        };
+        match self {
+            Op::Add { n } => vector(12 * n as u64, n as u64, n),
+            Op::Softmax { dtype, rows, cols } => {
+                let n = rows * cols;
+                vector(2 * dtype.size() * n as u64, 4 * n as u64, n)
+            }
+            Op::RmsNorm { rows, cols } => {
+                let n = rows * cols;
+                vector(4 * n as u64 + 2 * cols as u64, 4 * n as u64, n)
+            }
+            Op::LayerNorm { rows, cols } => {
+                let n = rows * cols;
+                vector(4 * n as u64 + 4 * cols as u64, 7 * n as u64, n)
+            }
+            Op::Gemm { side, .. } => {
+                let s = side as u64;
+                Demand {
+                    label: self.label(),
+                    min_bytes: 2 * 2 * s * s + 4 * s * s,
+                    flops: 2 * s * s * s,
+                    elements: s * s,
+                    math: Math::Matrix16,
+                }
+            }
+        }
+    }
+}
+
+/// A device buffer of one of the workloads' element types.
+pub enum Buf {
+    F32(DeviceBuffer<f32>),
+    F16(DeviceBuffer<f16>),
+}
+
+impl Buf {
+    /// `values` rounded to `dtype` and uploaded.
+    fn upload(device: &Device, dtype: Dtype, values: &[f64]) -> Result<Buf> {
+        Ok(match dtype {
+            Dtype::F32 => {
+                let v: Vec<f32> = values.iter().map(|&x| x as f32).collect();
+                Buf::F32(DeviceBuffer::from_slice(device, &v)?)
+            }
+            Dtype::F16 => {
+                let v: Vec<f16> = values.iter().map(|&x| f16::from_f64(x)).collect();
+                Buf::F16(DeviceBuffer::from_slice(device, &v)?)
+            }
+        })
+    }
+
+    /// The buffer's device address.
+    pub fn address(&self) -> u64 {
+        match self {
+            Buf::F32(b) => b.address(),
+            Buf::F16(b) => b.address(),
+        }
+    }
+
+    /// Fills the buffer with NaN, so an element a kernel does not write fails the check.
+    pub fn poison(&mut self) -> Result<()> {
+        match self {
+            Buf::F32(b) => b.copy_from_slice(&vec![f32::NAN; b.len()])?,
+            Buf::F16(b) => b.copy_from_slice(&vec![f16::NAN; b.len()])?,
+        }
+        Ok(())
+    }
+
+    /// The contents as f64.
+    pub fn read(&self) -> Result<Vec<f64>> {
+        Ok(match self {
+            Buf::F32(b) => b.to_vec()?.into_iter().map(f64::from).collect(),
+            Buf::F16(b) => b.to_vec()?.into_iter().map(f64::from).collect(),
+        })
+    }
+
+    fn f32(&self) -> Result<&DeviceBuffer<f32>> {
+        match self {
+            Buf::F32(b) => Ok(b),
+            Buf::F16(_) => bail!("an f16 buffer where f32 was expected"),
+        }
+    }
+
+    fn f16(&self) -> Result<&DeviceBuffer<f16>> {
+        match self {
+            Buf::F16(b) => Ok(b),
+            Buf::F32(_) => bail!("an f32 buffer where f16 was expected"),
+        }
+    }
+}
+
+/// One operation made ready to run: its inputs and output on the device (named as the Triton
+/// kernels name their arguments), the expected output and what it must move.
+pub struct Prepared {
+    pub op: Op,
+    pub inputs: Vec<(&'static str, Buf)>,
+    pub output: (&'static str, Buf),
+    pub expected: Vec<Expected>,
+    pub tolerance: Tolerance,
+    pub demand: Demand,
+}
+
+/// `n` seeded values in `[-4, 4)`, exactly representable in `dtype`.
+fn values(rng: &mut StdRng, n: usize, dtype: Dtype) -> Vec<f64> {
+    (0..n)
+        .map(|_| {
+            let v: f32 = rng.random_range(-4.0..4.0);
+            match dtype {
+                Dtype::F32 => f64::from(v),
+                Dtype::F16 => f64::from(f16::from_f32(v)),
+            }
+        })
+        .collect()
+}
+
+impl Prepared {
+    /// Makes `op`'s inputs (seeded by its identifier) on `device` and its reference.
+    pub fn new(device: &Device, op: Op) -> Result<Prepared> {
+        let seed = op
+            .id()
+            .bytes()
+            .fold(0x1205u64, |h, b| h.wrapping_mul(31) ^ u64::from(b));
+        let rng = &mut StdRng::seed_from_u64(seed);
+        let up = |dtype, v: &[f64]| Buf::upload(device, dtype, v);
+        let (inputs, output, expected, out_dtype) = match op {
+            Op::Add { n } => {
+                let (x, y) = (values(rng, n, Dtype::F32), values(rng, n, Dtype::F32));
+                let inputs = vec![("x", up(Dtype::F32, &x)?), ("y", up(Dtype::F32, &y)?)];
+                let out = ("out", up(Dtype::F32, &vec![0.0; n])?);
+                (inputs, out, oracle::add(&x, &y), Dtype::F32)
+            }
+            Op::Softmax { dtype, rows, cols } => {
+                let x = values(rng, rows * cols, dtype);
+                let out = ("out", up(dtype, &vec![0.0; rows * cols])?);
+                (
+                    vec![("x", up(dtype, &x)?)],
+                    out,
+                    oracle::softmax(&x, cols),
+                    dtype,
+                )
+            }
+            Op::RmsNorm { rows, cols } => {
+                let (x, w) = (
+                    values(rng, rows * cols, Dtype::F16),
+                    values(rng, cols, Dtype::F16),
+                );
+                let inputs = vec![("x", up(Dtype::F16, &x)?), ("weight", up(Dtype::F16, &w)?)];
+                let out = ("out", up(Dtype::F16, &vec![0.0; rows * cols])?);
+                let expected = oracle::rmsnorm(&x, &w, f64::from(RMS_EPS));
+                (inputs, out, expected, Dtype::F16)
+            }
+            Op::LayerNorm { rows, cols } => {
+                let x = values(rng, rows * cols, Dtype::F16);
+                let (w, b) = (values(rng, cols, Dtype::F16), values(rng, cols, Dtype::F16));
+                let inputs = vec![
+                    ("x", up(Dtype::F16, &x)?),
+                    ("weight", up(Dtype::F16, &w)?),
+                    ("bias", up(Dtype::F16, &b)?),
+                ];
+                let out = ("out", up(Dtype::F16, &vec![0.0; rows * cols])?);
+                let expected = oracle::layernorm(&x, &w, &b, f64::from(LN_EPS));
+                (inputs, out, expected, Dtype::F16)
+            }
+            Op::Gemm { side, b_col_major } => {
+                let n = side * side;
+                let (a, b) = (values(rng, n, Dtype::F16), values(rng, n, Dtype::F16));
+                let inputs = vec![("a", up(Dtype::F16, &a)?), ("b", up(Dtype::F16, &b)?)];
+                let out = ("c", up(Dtype::F32, &vec![0.0; n])?);
+                let expected = oracle::gemm(&a, &b, (side, side, side), b_col_major);
+                (inputs, out, expected, Dtype::F32)
+            }
+        };
+        Ok(Prepared {
+            op,
+            inputs,
+            output,
+            expected,
+            tolerance: out_dtype.tolerance(),
+            demand: op.demand(),
+        })
+    }
+
+    /// The buffer named `role`.
+    pub fn buffer(&self, role: &str) -> Option<&Buf> {
+        self.inputs
+            .iter()
+            .chain(std::iter::once(&self.output))
+            .find(|(name, _)| *name == role)
+            .map(|(_, b)| b)
+    }
+
+    /// Poisons the output, or fails.
+    pub fn poison(&mut self) -> Result<()> {
+        self.output.1.poison()
+    }
+
+    /// Checks the output against the reference: `None` when it matches.
+    pub fn check(&self) -> Result<Option<String>> {
+        Ok(oracle::check(
+            &self.output.1.read()?,
+            &self.expected,
+            self.tolerance,
+        ))
+    }
+
+    /// Runs the operation through Iron's library.
+    pub fn run_iron(&mut self, library: &Library, stream: &Stream) -> Result<()> {
+        iron_into(library, stream, self.op, &self.inputs, &mut self.output.1)
+    }
+}
+
+/// The input named `role`.
+fn input<'a>(inputs: &'a [(&'static str, Buf)], role: &str) -> Result<&'a Buf> {
+    inputs
+        .iter()
+        .find(|(name, _)| *name == role)
+        .map(|(_, b)| b)
+        .with_context(|| format!("no input named {role}"))
+}
+
+/// Runs `op` through `lib` on `inputs` into `out`.
+fn iron_into(
+    lib: &Library,
+    stream: &Stream,
+    op: Op,
+    inputs: &[(&'static str, Buf)],
+    out: &mut Buf,
+) -> Result<()> {
+    let x = |role| input(inputs, role);
+    match (op, out) {
+        (Op::Add { n }, Buf::F32(out)) => {
+            lib.add(stream, x("x")?.f32()?, x("y")?.f32()?, out, n)?
+        }
+        (Op::Softmax { rows, cols, .. }, Buf::F32(out)) => {
+            lib.softmax(stream, x("x")?.f32()?, out, rows, cols)?
+        }
+        (Op::Softmax { rows, cols, .. }, Buf::F16(out)) => {
+            lib.softmax(stream, x("x")?.f16()?, out, rows, cols)?
+        }
+        (Op::RmsNorm { rows, cols }, Buf::F16(out)) => {
+            let (v, w) = (x("x")?.f16()?, x("weight")?.f16()?);
+            lib.rmsnorm(stream, v, w, RMS_EPS, out, rows, cols)?
+        }
+        (Op::LayerNorm { rows, cols }, Buf::F16(out)) => {
+            let (v, w, b) = (x("x")?.f16()?, x("weight")?.f16()?, x("bias")?.f16()?);
+            lib.layernorm(stream, v, w, b, LN_EPS, out, rows, cols)?
+        }
+        (Op::Gemm { side, b_col_major }, Buf::F32(out)) => {
+            let b_layout = if b_col_major {
+                Layout::ColMajor
+            } else {
+                Layout::RowMajor
+            };
+            let shape = GemmShape {
+                m: side,
+                n: side,
+                k: side,
+            };
+            let a = (x("a")?.f16()?, Layout::RowMajor);
+            let b = (x("b")?.f16()?, b_layout);
+            lib.gemm(stream, a, b, out, shape, Epilogue::default())?
+        }
+        (op, _) => bail!("{}: the output buffer has the wrong type", op.label()),
+    }
+    Ok(())
+}
