@@ -1,7 +1,8 @@
 //! `cargo xtask test`: install what the suite needs and this machine lacks, build every target,
 //! then run every test of the workspace with the build's outputs available (the code-object
 //! checks and, where a device exists, the kernel runs); then the library's kernel tests under
-//! two more emulator schedules, the projects that use Iron from outside the repository, the documentation's code, the packages and a fuzz smoke run. Tests
+//! two more emulator schedules, the projects that use Iron from outside the repository, the documentation's code, a smoke run of the peer benchmark against Triton, the packages and a
+//! fuzz smoke run. Tests
 //! named `gpu_*` need an AMD GPU: without one they are skipped, and the summary says why.
 
 use crate::build;
@@ -26,6 +27,9 @@ fn step(what: std::fmt::Arguments<'_>) {
 /// Every target the test suite covers: the five gfx at their default wave size, and the RDNA
 /// targets in wave64.
 pub const TEST_TARGETS: &str = "all,gfx1100:w64,gfx1201:w64";
+
+/// The gfx the suite smoke-runs the peer benchmark on.
+const PEER_SMOKE_GFX: &str = "gfx950";
 
 /// The targets the documentation's kernels are compiled for: one CDNA (wave64), one RDNA (wave32).
 const DOC_BLOCK_TARGETS: &str = "gfx950,gfx1100";
@@ -108,6 +112,19 @@ pub fn run_all(root: &Path) -> Result<()> {
             smoke: true,
             artifacts: Some(iron_dir.clone()),
             strict: true,
+        },
+    )?;
+    step(format_args!(
+        "the peer benchmark against Triton on {PEER_SMOKE_GFX}, tiny shapes (cargo xtask bench \
+         --peer triton --smoke; installs Triton in a venv on first use)"
+    ));
+    crate::bench::peer::run(
+        root,
+        &crate::bench::peer::Options {
+            gfx: PEER_SMOKE_GFX.into(),
+            smoke: true,
+            large: false,
+            artifacts: Some(iron_dir.clone()),
         },
     )?;
     step(format_args!(
