@@ -2,7 +2,8 @@
 //! (`xtask/benches/library.rs`: achieved bandwidth or FLOP/s and the fraction of the device's
 //! peak); then, device or not, the host-side benchmarks: the number-format codecs
 //! (`device/quant/benches/codecs.rs`), code-object parsing (`host/benches/code_object.rs`) and
-//! emulator throughput (`host/emu/benches/throughput.rs`).
+//! emulator throughput (`host/emu/benches/throughput.rs`). `--peer triton` runs the peer
+//! benchmark instead ([`peer`]): Iron against Triton on the emulator, no GPU needed.
 
 pub mod peer;
 
