@@ -1,9 +1,10 @@
 //! `cargo xtask test`: install what the suite needs and this machine lacks, build every target,
 //! then run every test of the workspace with the build's outputs available (the code-object
 //! checks and, where a device exists, the kernel runs); then the library's kernel tests under
-//! two more emulator schedules, the projects that use Iron from outside the repository, the documentation's code, a smoke run of the peer benchmark against Triton, the packages and a
-//! fuzz smoke run. Tests
-//! named `gpu_*` need an AMD GPU: without one they are skipped, and the summary says why.
+//! two more emulator schedules, the projects that use Iron from outside the repository, the
+//! documentation's code, a smoke run of the peer benchmark against Triton, the packages and a
+//! fuzz smoke run. Tests named `gpu_*` need an AMD GPU: without one they are skipped, and the
+//! summary says why.
 
 use crate::build;
 use crate::emu_test_objects;
