@@ -23,7 +23,8 @@
         link_llvm_intrinsics,
         gpu_launch_sized_workgroup_mem,
         gpu_intrinsics,
-        core_float_math
+        core_float_math,
+        const_heap
     )
 )]
 #![cfg_attr(
@@ -37,6 +38,7 @@ extern crate std;
 
 pub mod half;
 pub mod launch;
+pub mod panic;
 pub mod print;
 pub mod target;
 
@@ -56,8 +58,6 @@ mod llvm;
 pub mod math;
 #[cfg(target_arch = "amdgpu")]
 pub mod matrix;
-#[cfg(target_arch = "amdgpu")]
-mod panic;
 #[cfg(target_arch = "amdgpu")]
 pub mod sync;
 #[cfg(target_arch = "amdgpu")]

@@ -1,9 +1,17 @@
 //! Panic messages (`tests/tests/emu_panic.rs`): kernels whose checks fail for chosen inputs.
+//! Each reads `v = x[i]` for `i < n` and writes `y[i]`.
 //!
-//! - `lookup(x, y, n)`: `y[i] = x[x[i]]` for `i < n`, through a slice of `x`'s `n` elements,
-//!   so an `x[i] >= n` fails the bounds check (a message with arguments).
-//! - `checked_divide(x, y, n)`: `y[i] = 1000 / x[i]` after `assert!(x[i] != 7, ...)`, so a 7
-//!   fails the assertion (a constant message) and a 0 the division's check.
+//! - `lookup`: `y[i] = x[x[i]]` through a slice of `x`'s `n` elements, so an `x[i] >= n`
+//!   fails the bounds check.
+//! - `checked_divide`: `y[i] = 1000 / v` after `core::assert!(v != 7, ...)` (a constant
+//!   message) and `core::assert!(v != 1, "{}", ..)` (a message with arguments, which `core`'s
+//!   macro does not record), so a 7 or a 1 fails an assertion and a 0 the division's check.
+//! - `slice_sum`: `y[i]` is the sum of `x[s..e]` with `s = v & 0xffff`, `e = v >> 16`, so a
+//!   range outside `x` or reversed fails the slice's check.
+//! - `unwrapped`: `y[i] = 1000 / v + (v - 1)`, through `checked_div(..).expect(..)` (which
+//!   fails for 0), `u8::try_from(v - 1).expect(..)` (for 257 and above) and, with `w = v >> 16`
+//!   when `v` is at least 65536, `copy_from_slice` of `x[..w]` into two elements (for
+//!   `w != 2`).
 #[cfg(target_arch = "amdgpu")]
 use iron_intrinsics::id::global_id_x;
 use iron_intrinsics::kernel;
@@ -28,8 +36,47 @@ pub fn checked_divide(x: *const u32, y: *mut u32, n: u32) {
     if i < n {
         // SAFETY: x and y hold n elements.
         let v = unsafe { *x.add(i as usize) };
-        assert!(v != 7, "seven is not a divisor here");
+        ::core::assert!(v != 7, "seven is not a divisor here");
+        ::core::assert!(v != 1, "x[{}] is one", i);
         // SAFETY: i < n.
         unsafe { *y.add(i as usize) = 1000 / v };
+    }
+}
+
+/// See the module docs.
+#[kernel(max_threads = 256)]
+pub fn slice_sum(x: *const u32, y: *mut u32, n: u32) {
+    let i = global_id_x();
+    if i < n {
+        // SAFETY: x holds n elements and y at least n.
+        let table = unsafe { core::slice::from_raw_parts(x, n as usize) };
+        let v = table[i as usize];
+        let range = &table[(v & 0xffff) as usize..(v >> 16) as usize];
+        let sum = range.iter().fold(0u32, |s, &t| s.wrapping_add(t));
+        // SAFETY: i < n.
+        unsafe { *y.add(i as usize) = sum };
+    }
+}
+
+/// See the module docs.
+#[kernel(max_threads = 256)]
+pub fn unwrapped(x: *const u32, y: *mut u32, n: u32) {
+    let i = global_id_x();
+    if i < n {
+        // SAFETY: x holds n elements and y at least n.
+        let table = unsafe { core::slice::from_raw_parts(x, n as usize) };
+        let v = table[i as usize];
+        let mut out = 0;
+        if v >= 0x1_0000 {
+            let mut pair = [0u32; 2];
+            pair.copy_from_slice(&table[..((v >> 16) as usize).min(table.len())]);
+            out = pair[0] ^ pair[1];
+        } else {
+            let q = 1000u32.checked_div(v).expect("a zero divisor");
+            let b = u8::try_from(v - 1).expect("v - 1 fits in a byte");
+            out += q + u32::from(b);
+        }
+        // SAFETY: i < n.
+        unsafe { *y.add(i as usize) = out };
     }
 }
