@@ -56,7 +56,7 @@ pub struct DevicePanic {
     pub column: u32,
     /// The message, with its arguments: `index out of bounds: the len is 100 but the index is
     /// 212`. `None` when it had arguments the device did not record (`core`'s `panic!` or
-    /// `assert!` with arguments).
+    /// `assert!` with arguments, rather than `iron_intrinsics`').
     pub message: Option<String>,
 }
 
@@ -166,7 +166,8 @@ impl std::fmt::Display for DevicePanic {
             Some(message) => f.write_str(message),
             None => f.write_str(
                 "a message with arguments, which core's panic! and assert! do not record on \
-                 the device (print the values with iron_intrinsics::println! before the check)",
+                 the device (use iron_intrinsics::panic!, assert!, assert_eq! or assert_ne!, \
+                 which record them)",
             ),
         }
     }
@@ -221,7 +222,7 @@ mod tests {
         assert_eq!(panic.message, None);
         let text = panic.to_string();
         assert!(text.contains("a message with arguments"), "{text}");
-        assert!(text.contains("do not record"), "{text}");
+        assert!(text.contains("iron_intrinsics::panic!, assert!"), "{text}");
     }
 
     #[test]

@@ -1,8 +1,9 @@
 //! Panic messages on every emulated build, from `tests/device-probe`'s `panic` module: a failed
 //! check in one chosen work-item makes the launch fail with a [`DevicePanic`] naming the file,
 //! line and column of the check, the work-item's workgroup, wave and lane, and the message with
-//! its values (a bounds check's index and length, a slice range, `Option::expect`,
-//! `Result::expect`, `copy_from_slice`); the error's `Display` says the same,
+//! its values (a bounds check's index and length, a slice range, `iron_intrinsics`' `assert!`,
+//! `assert_eq!`, `assert_ne!`, `panic!` and `unreachable!` with their arguments,
+//! `Option::expect`, `Result::expect`, `copy_from_slice`); the error's `Display` says the same,
 //! and the module runs correctly again afterwards. `core`'s `assert!` records its constant
 //! message, and says that its formatted one is not recorded. Seeded random inputs and
 //! positions, sizes that are not a multiple of the wave or the workgroup.
@@ -164,7 +165,7 @@ impl Probe {
             ),
             None => assert!(
                 text[head.len()..].starts_with("a message with arguments")
-                    && text.contains("do not record"),
+                    && text.contains("use iron_intrinsics::panic!, assert!"),
                 "{what}: {text}"
             ),
         }
@@ -262,6 +263,104 @@ fn core_assertions_record_constant_messages_and_say_when_they_cannot() {
                 let at = rng.random_range(0..n);
                 probe.check_panics("checked_divide", &x, (at, value), site, message);
             }
+        }
+    }
+}
+
+#[test]
+#[ignore = "needs the device build: run `cargo xtask test`"]
+fn iron_assertions_record_their_arguments() {
+    let mut rng = StdRng::seed_from_u64(0x00a5_5e27);
+    let quarter = position("quarter", "assert!(");
+    let even = position("residue", "assert_eq!(v % 2");
+    let not_four = position("residue", "assert_ne!(v % 8");
+    let residue = position("residue", "assert_eq!(Residue");
+    for build in BUILDS {
+        let probe = Probe::load(build);
+        for n in [1u32, 70, 300] {
+            let x: Vec<u32> = (0..n).map(|_| rng.random_range(0..1_000_000)).collect();
+            let want: Vec<u32> = x.iter().map(|v| v / 4).collect();
+            probe.check_runs("checked_quarter", &x, &want);
+            let at = rng.random_range(0..n);
+            let large = rng.random_range(1_000_000..4_000_000);
+            let message = format!(
+                "x[{at}] = {large} is too large (a quarter: {:.2})",
+                large as f32 * 0.25
+            );
+            probe.check_panics("checked_quarter", &x, (at, large), quarter, Some(&message));
+
+            let x: Vec<u32> = (0..n).map(|_| 8 * rng.random_range(0..100_000)).collect();
+            let want: Vec<u32> = x.iter().map(|v| v / 8).collect();
+            probe.check_runs("checked_residues", &x, &want);
+            let at = rng.random_range(0..n);
+            let base = 8 * rng.random_range(0..100_000);
+            let odd = base + 2 * rng.random_range(0..4) + 1;
+            probe.check_panics(
+                "checked_residues",
+                &x,
+                (at, odd),
+                even,
+                Some("assertion `left == right` failed\n  left: 1\n right: 0"),
+            );
+            let message = format!(
+                "assertion `left != right` failed: x[{at}] = {}\n  left: 4\n right: 4",
+                base + 4
+            );
+            probe.check_panics(
+                "checked_residues",
+                &x,
+                (at, base + 4),
+                not_four,
+                Some(&message),
+            );
+            let note = "(not recorded: not an integer, float, bool, &str or pointer)";
+            let message = format!(
+                "assertion `left == right` failed: x[{at}]\n  left: {note}\n right: {note}"
+            );
+            let two_or_six = base + [2, 6][rng.random_range(0..2)];
+            probe.check_panics(
+                "checked_residues",
+                &x,
+                (at, two_or_six),
+                residue,
+                Some(&message),
+            );
+            probe.check_runs("checked_residues", &x, &want);
+        }
+    }
+}
+
+#[test]
+#[ignore = "needs the device build: run `cargo xtask test`"]
+fn iron_panic_and_unreachable_record_their_arguments() {
+    let mut rng = StdRng::seed_from_u64(0xf1a9);
+    let panic_site = position("flag", "panic!(");
+    let unreachable_site = position("flag", "unreachable!(");
+    for build in BUILDS {
+        let probe = Probe::load(build);
+        for n in [1u32, 90, 513] {
+            let x: Vec<u32> = (0..n).map(|_| rng.random_range(0..u32::MAX - 1)).collect();
+            let want: Vec<u32> = x.iter().map(|v| v + 1).collect();
+            probe.check_runs("flagged", &x, &want);
+            let at = rng.random_range(0..n);
+            let local = at % BLOCK;
+            let message = format!(
+                "x[{at}] = 0xffffffff in wave {} lane {}: true (all ones)",
+                local / probe.wave,
+                local % probe.wave
+            );
+            probe.check_panics("flagged", &x, (at, u32::MAX), panic_site, Some(&message));
+            let message = format!(
+                "internal error: entered unreachable code: x[{at}] = {}",
+                u32::MAX - 1
+            );
+            probe.check_panics(
+                "flagged",
+                &x,
+                (at, u32::MAX - 1),
+                unreachable_site,
+                Some(&message),
+            );
         }
     }
 }

@@ -1,5 +1,7 @@
-//! Panics on the device: the panic handler of every Iron code object, and the recorders of
-//! `core`'s failures whose messages have values.
+//! Panics on the device: the panic handler of every Iron code object, the messages with
+//! arguments it records, and [`panic!`](crate::panic!), [`assert!`](crate::assert!),
+//! [`assert_eq!`](crate::assert_eq!), [`assert_ne!`](crate::assert_ne!) and
+//! [`unreachable!`](crate::unreachable!), which record their arguments.
 //!
 //! A failed bounds check, assertion or `panic!` records where it happened and why in the code
 //! object's panic record, then traps the wave (`s_trap 2`), which a device reports as a kernel
@@ -25,6 +27,16 @@
 //!   `Result::expect`/`unwrap` (the message; the error value is not recorded). The build
 //!   (`iron-build`) makes those `core` functions call this module's recorders after LTO, and
 //!   deletes what no kernel calls.
+//! - This crate's [`panic!`](crate::panic!), [`assert!`](crate::assert!),
+//!   [`assert_eq!`](crate::assert_eq!), [`assert_ne!`](crate::assert_ne!) and
+//!   [`unreachable!`](crate::unreachable!) record their arguments, of the kinds `print!`
+//!   takes (integers, floats with f16 and bf16, `bool`, `&str`, raw pointers), with `print!`'s
+//!   placeholders. A `&str` or `bool` is recorded as its address and length, and the host
+//!   reads the text when it reads the record: a string in the code object, or in a buffer the
+//!   kernel was given, reads back; one in the kernel's scratch does not. Import them by name
+//!   to use them in place of `core`'s (`use iron_intrinsics::{assert, assert_eq};`: a glob
+//!   import of the crate leaves them ambiguous with the prelude's); on the host they are
+//!   `core`'s.
 //! - `core`'s own `panic!`/`assert!` with arguments, and any other formatted message, record
 //!   everything but the message, and say so.
 //!
@@ -71,6 +83,9 @@ pub const SLOTS_AT: usize = 16;
 pub const SLOTS_SHIFT: u32 = 8;
 
 #[cfg(target_arch = "amdgpu")]
+pub use device::*;
+
+#[cfg(target_arch = "amdgpu")]
 mod device {
     use super::{
         COMPLETE, EMPTY, FORMAT, LEFT_OUT, MAX_SLOTS, RECORD_WORDS, SLOTS_AT, SLOTS_SHIFT, WRITING,
@@ -78,7 +93,7 @@ mod device {
     use crate::atomic::{self, Ordering, Scope};
     use crate::id;
     use crate::print::Template;
-    use crate::print::args::Args;
+    use crate::print::args::{Args, PrintArg};
     use crate::print::format::{Format, translate};
     use core::panic::Location;
 
@@ -153,13 +168,15 @@ mod device {
     /// A template translated for its arguments: the C format, exactly as long as its text, and
     /// which arguments are stored zero-extended.
     #[derive(Clone, Copy)]
-    struct Translated {
+    pub struct Translated {
         text: &'static [u8],
         zero_extend: u64,
     }
 
-    /// Translates `T`'s template for the arguments `A` at compile time.
-    const fn translated<T: Template, A: Args>() -> Translated {
+    /// Translates `T`'s template for the arguments `A` at compile time (a template that does
+    /// not fit them is a compile-time error at the macro).
+    #[doc(hidden)]
+    pub const fn translated<T: Template, A: Args>() -> Translated {
         let format = translate(T::TEXT, A::KINDS);
         Translated {
             text: exact(&format),
@@ -200,6 +217,58 @@ mod device {
             // SAFETY: the record has MAX_SLOTS slots from `at`.
             unsafe { args.store_slots(at, format.zero_extend) }
         });
+    }
+
+    /// Records `T`'s template with `args` for the caller and traps; called by the macros.
+    #[doc(hidden)]
+    #[track_caller]
+    #[inline(always)]
+    pub fn fail<T: Template, A: Args>(args: A) -> ! {
+        record(Location::caller(), const { translated::<T, A>() }, args);
+        core::intrinsics::abort()
+    }
+
+    /// Records the constant `message` for the caller and traps; called by the macros.
+    #[doc(hidden)]
+    #[track_caller]
+    #[inline(always)]
+    pub fn fail_message(message: &'static str) -> ! {
+        write(Some(Location::caller()), message.as_bytes(), 0, 0, |_| {});
+        core::intrinsics::abort()
+    }
+
+    /// An operand of a failed `assert_eq!`/`assert_ne!`: recorded when it is of a kind
+    /// `print!` takes ([`Recorded`]), else replaced by a note ([`NotRecorded`]).
+    #[doc(hidden)]
+    pub struct Operand<'a, T: ?Sized>(pub &'a T);
+
+    /// The operand itself, for a kind `print!` takes.
+    #[doc(hidden)]
+    pub trait Recorded<'a, T: ?Sized> {
+        /// The operand.
+        fn operand(&self) -> &'a T;
+    }
+
+    impl<'a, T: PrintArg> Recorded<'a, T> for Operand<'a, T> {
+        #[inline(always)]
+        fn operand(&self) -> &'a T {
+            self.0
+        }
+    }
+
+    /// A note in place of an operand of another type (chosen when [`Recorded`] does not apply:
+    /// `(&Operand(x)).operand()` takes [`Recorded`]'s method first, then this one's).
+    #[doc(hidden)]
+    pub trait NotRecorded {
+        /// The note.
+        fn operand(&self) -> &'static &'static str;
+    }
+
+    impl<T: ?Sized> NotRecorded for &Operand<'_, T> {
+        #[inline(always)]
+        fn operand(&self) -> &'static &'static str {
+            &"(not recorded: not an integer, float, bool, &str or pointer)"
+        }
     }
 
     /// Declares a template type per `core` message the recorders reproduce.
@@ -345,4 +414,191 @@ mod device {
         };
         v + w as u32 + c + d
     }
+}
+
+/// Panics with a message that records its arguments: `panic!("x = {}, y = {:.3}", x, y)`.
+///
+/// On the device the template and its arguments follow [`print!`](crate::print!)'s rules
+/// (`{}` placeholders, at most 12 arguments of the kinds it prints; no names or positions);
+/// the message is rendered on the host when it reads the panic record (see
+/// [the module](mod@crate::panic)). `panic!()` says `explicit panic`. On the host this is
+/// `core::panic!`.
+#[cfg(target_arch = "amdgpu")]
+#[macro_export]
+macro_rules! panic {
+    () => {
+        $crate::panic::fail_message("explicit panic")
+    };
+    ($template:literal $(, $arg:expr)* $(,)?) => {
+        $crate::__panic_template!($template $(, $arg)*)
+    };
+}
+
+/// `core::panic!` (on the device, Iron's: see its documentation there).
+#[cfg(not(target_arch = "amdgpu"))]
+#[macro_export]
+macro_rules! panic {
+    ($($t:tt)*) => {
+        ::core::panic!($($t)*)
+    };
+}
+
+/// Asserts that a condition holds, recording the message's arguments when it does not:
+/// `assert!(i < n, "i = {} n = {}", i, n)`. Without a message it records
+/// `assertion failed: <the condition>`, as `core::assert!`. See [`panic!`](crate::panic!) for
+/// the template. On the host this is `core::assert!`.
+#[cfg(target_arch = "amdgpu")]
+#[macro_export]
+macro_rules! assert {
+    ($cond:expr $(,)?) => {
+        if !$cond {
+            $crate::panic::fail_message(::core::concat!(
+                "assertion failed: ",
+                ::core::stringify!($cond)
+            ))
+        }
+    };
+    ($cond:expr, $template:literal $(, $arg:expr)* $(,)?) => {
+        if !$cond {
+            $crate::__panic_template!($template $(, $arg)*)
+        }
+    };
+}
+
+/// `core::assert!` (on the device, Iron's: see its documentation there).
+#[cfg(not(target_arch = "amdgpu"))]
+#[macro_export]
+macro_rules! assert {
+    ($($t:tt)*) => {
+        ::core::assert!($($t)*)
+    };
+}
+
+/// Asserts that two expressions are equal (`==`), recording both values when they are of a
+/// kind [`print!`](crate::print!) takes, with `core::assert_eq!`'s message:
+///
+/// ```text
+/// assertion `left == right` failed: <the optional message>
+///   left: 3
+///  right: 4
+/// ```
+///
+/// An operand of another type (or of a generic type) is recorded as a note that it is not.
+/// On the host this is `core::assert_eq!`.
+#[cfg(target_arch = "amdgpu")]
+#[macro_export]
+macro_rules! assert_eq {
+    ($left:expr, $right:expr $(, $($rest:tt)*)?) => {
+        match (&$left, &$right) {
+            (left, right) => {
+                if !(*left == *right) {
+                    $crate::__assert_failed!("==", left, right $(, $($rest)*)?)
+                }
+            }
+        }
+    };
+}
+
+/// `core::assert_eq!` (on the device, Iron's: see its documentation there).
+#[cfg(not(target_arch = "amdgpu"))]
+#[macro_export]
+macro_rules! assert_eq {
+    ($($t:tt)*) => {
+        ::core::assert_eq!($($t)*)
+    };
+}
+
+/// Asserts that two expressions are not equal (`!=`), as [`assert_eq!`](crate::assert_eq!)
+/// does for `==`. On the host this is `core::assert_ne!`.
+#[cfg(target_arch = "amdgpu")]
+#[macro_export]
+macro_rules! assert_ne {
+    ($left:expr, $right:expr $(, $($rest:tt)*)?) => {
+        match (&$left, &$right) {
+            (left, right) => {
+                if *left == *right {
+                    $crate::__assert_failed!("!=", left, right $(, $($rest)*)?)
+                }
+            }
+        }
+    };
+}
+
+/// `core::assert_ne!` (on the device, Iron's: see its documentation there).
+#[cfg(not(target_arch = "amdgpu"))]
+#[macro_export]
+macro_rules! assert_ne {
+    ($($t:tt)*) => {
+        ::core::assert_ne!($($t)*)
+    };
+}
+
+/// Marks code that cannot be reached: `internal error: entered unreachable code`, then the
+/// message with its recorded arguments if one is given (see [`panic!`](crate::panic!)). On
+/// the host this is `core::unreachable!`.
+#[cfg(target_arch = "amdgpu")]
+#[macro_export]
+macro_rules! unreachable {
+    () => {
+        $crate::panic::fail_message("internal error: entered unreachable code")
+    };
+    ($template:literal $(, $arg:expr)* $(,)?) => {
+        $crate::__panic_template!(
+            ::core::concat!("internal error: entered unreachable code: ", $template)
+            $(, $arg)*
+        )
+    };
+}
+
+/// `core::unreachable!` (on the device, Iron's: see its documentation there).
+#[cfg(not(target_arch = "amdgpu"))]
+#[macro_export]
+macro_rules! unreachable {
+    ($($t:tt)*) => {
+        ::core::unreachable!($($t)*)
+    };
+}
+
+/// The failure of [`assert_eq!`](crate::assert_eq!) and [`assert_ne!`](crate::assert_ne!):
+/// `core`'s message with the operands `left` and `right` (references) as the last arguments.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __assert_failed {
+    ($op:literal, $left:ident, $right:ident $(,)?) => {
+        $crate::__assert_failed!(@record
+            ::core::concat!("assertion `left ", $op, " right` failed\n  left: {}\n right: {}"),
+            $left, $right;)
+    };
+    ($op:literal, $left:ident, $right:ident, $template:literal $(, $arg:expr)* $(,)?) => {
+        $crate::__assert_failed!(@record
+            ::core::concat!(
+                "assertion `left ", $op, " right` failed: ", $template,
+                "\n  left: {}\n right: {}"
+            ),
+            $left, $right; $($arg),*)
+    };
+    (@record $template:expr, $left:ident, $right:ident; $($arg:expr),*) => {{
+        #[allow(unused_imports)]
+        use $crate::panic::{NotRecorded as _, Recorded as _};
+        $crate::__panic_template!(
+            $template
+            $(, $arg)*,
+            *(&$crate::panic::Operand($left)).operand(),
+            *(&$crate::panic::Operand($right)).operand()
+        )
+    }};
+}
+
+/// The body of the device's [`panic!`](crate::panic!) and assertions, for a template given as
+/// a constant expression.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __panic_template {
+    ($template:expr $(, $arg:expr)*) => {{
+        struct Template;
+        impl $crate::print::Template for Template {
+            const TEXT: &'static str = $template;
+        }
+        $crate::panic::fail::<Template, _>(($(&$arg,)*))
+    }};
 }

@@ -8,13 +8,26 @@
 //!   macro does not record), so a 7 or a 1 fails an assertion and a 0 the division's check.
 //! - `slice_sum`: `y[i]` is the sum of `x[s..e]` with `s = v & 0xffff`, `e = v >> 16`, so a
 //!   range outside `x` or reversed fails the slice's check.
+//! - `checked_quarter`: `y[i] = quarter(i, v)`: `v / 4` after `assert!(v < 1_000_000, ...)`
+//!   with an integer and a float argument.
+//! - `checked_residues`: `y[i] = residue(i, v)`: `v / 8` after `assert_eq!(v % 2, 0)`,
+//!   `assert_ne!(v % 8, 4, ...)` and `assert_eq!` of two values of a type the record does not
+//!   take (which fails when `v % 8` is 2 or 6).
+//! - `flagged`: `y[i] = flag(i, v, wave, lane)`: `v + 1`, but `panic!` with arguments
+//!   (integers in hex, a `bool` and a `&str`) for `v == u32::MAX`, and `unreachable!` with
+//!   arguments for `v == u32::MAX - 1`.
 //! - `unwrapped`: `y[i] = 1000 / v + (v - 1)`, through `checked_div(..).expect(..)` (which
 //!   fails for 0), `u8::try_from(v - 1).expect(..)` (for 257 and above) and, with `w = v >> 16`
 //!   when `v` is at least 65536, `copy_from_slice` of `x[..w]` into two elements (for
 //!   `w != 2`).
+//!
+//! The Iron assertions are imported over `core`'s prelude macros, as a kernel crate would, and
+//! used in functions the host compiles too (`quarter`, `residue`, `flag`), where they are
+//! `core`'s.
 #[cfg(target_arch = "amdgpu")]
-use iron_intrinsics::id::global_id_x;
+use iron_intrinsics::id::{global_id_x, lane_id, wave_id};
 use iron_intrinsics::kernel;
+use iron_intrinsics::{assert, assert_eq, assert_ne, panic, unreachable};
 
 /// See the module docs.
 #[kernel(max_threads = 256)]
@@ -56,6 +69,89 @@ pub fn slice_sum(x: *const u32, y: *mut u32, n: u32) {
         // SAFETY: i < n.
         unsafe { *y.add(i as usize) = sum };
     }
+}
+
+/// See the module docs.
+#[kernel(max_threads = 256)]
+pub fn checked_quarter(x: *const u32, y: *mut u32, n: u32) {
+    let i = global_id_x();
+    if i < n {
+        // SAFETY: x and y hold n elements.
+        let v = unsafe { *x.add(i as usize) };
+        // SAFETY: i < n.
+        unsafe { *y.add(i as usize) = quarter(i, v) };
+    }
+}
+
+/// `v / 4`, for `v` below a million: see the module docs.
+#[inline(always)]
+pub fn quarter(i: u32, v: u32) -> u32 {
+    assert!(
+        v < 1_000_000,
+        "x[{}] = {} is too large (a quarter: {:.2})",
+        i,
+        v,
+        v as f32 * 0.25
+    );
+    v / 4
+}
+
+/// A value the panic record does not take (neither an integer nor a float...). `Debug` is for
+/// the host, whose `assert_eq!` is `core`'s.
+#[derive(PartialEq, Debug)]
+pub struct Residue(pub u32);
+
+/// See the module docs.
+#[kernel(max_threads = 256)]
+pub fn checked_residues(x: *const u32, y: *mut u32, n: u32) {
+    let i = global_id_x();
+    if i < n {
+        // SAFETY: x and y hold n elements.
+        let v = unsafe { *x.add(i as usize) };
+        // SAFETY: i < n.
+        unsafe { *y.add(i as usize) = residue(i, v) };
+    }
+}
+
+/// `v / 8`, for `v` a multiple of 8: see the module docs.
+#[inline(always)]
+pub fn residue(i: u32, v: u32) -> u32 {
+    assert_eq!(v % 2, 0);
+    assert_ne!(v % 8, 4, "x[{}] = {}", i, v);
+    assert_eq!(Residue(v % 4), Residue(0), "x[{}]", i);
+    v / 8
+}
+
+/// See the module docs.
+#[kernel(max_threads = 256)]
+pub fn flagged(x: *const u32, y: *mut u32, n: u32) {
+    let i = global_id_x();
+    if i < n {
+        // SAFETY: x and y hold n elements.
+        let v = unsafe { *x.add(i as usize) };
+        // SAFETY: i < n.
+        unsafe { *y.add(i as usize) = flag(i, v, wave_id(), lane_id()) };
+    }
+}
+
+/// `v + 1`, for `v` below `u32::MAX - 1`: see the module docs.
+#[inline(always)]
+pub fn flag(i: u32, v: u32, wave: u32, lane: u32) -> u32 {
+    if v == u32::MAX {
+        panic!(
+            "x[{}] = {:#x} in wave {} lane {}: {} ({})",
+            i,
+            v,
+            wave,
+            lane,
+            v > 5,
+            "all ones"
+        );
+    }
+    if v == u32::MAX - 1 {
+        unreachable!("x[{}] = {}", i, v);
+    }
+    v + 1
 }
 
 /// See the module docs.
