@@ -421,3 +421,74 @@ fn a_panic_reaches_the_hip_launch_error_through_the_modules_panic_record() {
     let want: Vec<u32> = x.iter().map(|v| 1000 / v).collect();
     assert_eq!(y.to_vec().unwrap(), want);
 }
+
+#[test]
+#[ignore = "needs the device build: run cargo xtask test"]
+fn a_panics_values_and_strings_reach_the_hip_launch_error() {
+    let device = stand_in_device();
+    let build = stand_in_gfx();
+    let module = device
+        .load_module(&iron_tests::fixtures::code_object("device-probe", &build))
+        .unwrap();
+    let mut rng = StdRng::seed_from_u64(0x41_9a1d);
+    let n = 300usize;
+    let at = rng.random_range(0..n);
+    // `lookup` reads x[x[i]] (a bounds check with its index and length); `flagged` panics with
+    // integer, bool and string arguments for u32::MAX, whose texts the host reads back through
+    // the runtime's copies.
+    let index = n as u32 + rng.random_range(0..1000);
+    for (kernel, value, message) in [
+        (
+            "lookup",
+            index,
+            format!("index out of bounds: the len is {n} but the index is {index}"),
+        ),
+        (
+            "flagged",
+            u32::MAX,
+            format!(
+                "x[{at}] = 0xffffffff in wave {} lane {}: true (all ones)",
+                at % 256 / 64,
+                at % 64
+            ),
+        ),
+    ] {
+        let kernel_handle = module.kernel_by_name(kernel).unwrap();
+        let mut x: Vec<u32> = (0..n).map(|_| rng.random_range(0..n as u32)).collect();
+        x[at] = value;
+        let dx = DeviceBuffer::from_slice(&device, &x).unwrap();
+        let y = DeviceBuffer::from_slice(&device, &vec![POISON; n]).unwrap();
+        let count = (n as u32).to_le_bytes();
+        let args = [
+            LaunchArg::Buffer {
+                address: dx.address(),
+                device: &device,
+            },
+            LaunchArg::Buffer {
+                address: y.address(),
+                device: &device,
+            },
+            LaunchArg::value(&count),
+        ];
+        let config = LaunchConfig::new([2, 1, 1], [256, 1, 1]);
+        // SAFETY: x and y hold n elements; the kernel reads and writes elements 0..n.
+        let fault = unsafe {
+            device
+                .default_stream()
+                .launch_untyped(&kernel_handle, config, &args)
+        }
+        .unwrap_err();
+        let text = fault.to_string();
+        match fault {
+            DeviceError::Backend(BackendError::KernelFault {
+                panic: Some(panic), ..
+            }) => {
+                assert_eq!(panic.message.as_deref(), Some(message.as_str()), "{text}");
+                assert_eq!(panic.workgroup, [at as u32 / 256, 0, 0]);
+                assert_eq!(panic.wave * 64 + panic.lane, at as u32 % 256, "{text}");
+            }
+            other => panic!("{kernel}: expected a kernel fault with a panic record, got {other:?}"),
+        }
+        assert!(text.contains(&format!(": {message}; ")), "{text}");
+    }
+}

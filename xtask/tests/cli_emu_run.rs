@@ -410,6 +410,46 @@ fn a_kernel_out_of_budget_says_where_its_waves_stood() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+#[test]
+fn a_device_panic_is_one_line_with_its_message_and_values() {
+    let Some(co) = emu_test_object("device-probe/gfx950/kernels.co") else {
+        return;
+    };
+    let dir = scratch_dir("panic");
+    // `lookup` reads x[x[i]]: lane 37's index is out of bounds.
+    let mut x: Vec<u32> = (0..64).map(|i| (i * 7) % 64).collect();
+    x[37] = 1234;
+    let bytes: Vec<u8> = x.iter().flat_map(|v| v.to_le_bytes()).collect();
+    std::fs::write(dir.join("x.bin"), &bytes).unwrap();
+    std::fs::write(dir.join("y.bin"), vec![0u8; bytes.len()]).unwrap();
+    let arg = |f: &str| format!("buf:{}", dir.join(f).display());
+    let out = run_kernel(
+        &co,
+        "lookup",
+        &[arg("x.bin"), arg("y.bin"), "u32:64".into()],
+        &dir,
+    );
+    // One `error:` line, and not a panic of xtask (a thread's panic message).
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{stderr}");
+    assert!(!stderr.contains("thread '"), "{stderr}");
+    let errors: Vec<_> = stderr.lines().filter(|l| l.starts_with("error:")).collect();
+    assert_eq!(errors.len(), 1, "{stderr}");
+    for needle in [
+        "error: kernel lookup faulted: panicked at ",
+        "src/panic.rs:",
+        " in workgroup (0, 0, 0) wave 0 lane 37: index out of bounds: the len is 64 but the \
+         index is 1234; s_trap 2",
+    ] {
+        assert!(
+            errors[0].contains(needle),
+            "`{needle}` not in {}",
+            errors[0]
+        );
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 /// Runs `kernel` of `co` on one workgroup of 64 work-items with `args`, writing buffers to `dir`.
 fn run_kernel(co: &Path, kernel: &str, args: &[String], dir: &Path) -> std::process::Output {
     let mut cli: Vec<&str> = vec![

@@ -23,7 +23,8 @@
         link_llvm_intrinsics,
         gpu_launch_sized_workgroup_mem,
         gpu_intrinsics,
-        core_float_math
+        core_float_math,
+        const_heap
     )
 )]
 #![cfg_attr(
@@ -47,8 +48,7 @@ pub mod lds;
 mod llvm;
 pub mod math;
 pub mod matrix;
-#[cfg(target_arch = "amdgpu")]
-mod panic;
+pub mod panic;
 pub mod print;
 pub mod sync;
 pub mod target;

@@ -7,7 +7,7 @@ use crate::scratch::{self, ScratchCause};
 use crate::spec::write_spec;
 use crate::target::Target;
 use crate::toolchain::{Tools, run};
-use crate::{atomics, fences, opt, printf, static_lds};
+use crate::{atomics, fences, opt, panics, printf, static_lds};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
@@ -197,6 +197,7 @@ pub fn compile(
         .and_then(|ir| atomics::apply_atomics(&ir))
         .and_then(|ir| static_lds::apply_static_lds(&ir))
         .and_then(|ir| printf::apply_printf(&ir))
+        .and_then(|ir| panics::apply_panics(&ir))
         .and_then(|ir| {
             let (ir, inline) = opt::mark_always_inline(&ir);
             opt::run_passes(tools, ir, inline, &out_dir)

@@ -38,6 +38,7 @@ mod error;
 mod fences;
 mod manifest;
 mod opt;
+mod panics;
 mod post_lto;
 mod printf;
 mod resources;

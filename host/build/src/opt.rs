@@ -13,7 +13,11 @@
 //!   without the rewrite the test keeps the message's locals in scratch at every bounds check.
 //!   `sroa` then makes the inlined functions' locals registers again (after `instcombine` has
 //!   folded the null checks of their addresses, which `sroa` cannot see through), with
-//!   `early-cse` and `simplifycfg` to clean up.
+//!   `early-cse` and `simplifycfg` to clean up. `globaldce` runs before the inlining (what the
+//!   panic step, `panics`, left unreachable: `core`'s failures no kernel calls, their formatting
+//!   code, the recorders no kernel needs) and after it (the functions and constants the inlined
+//!   code no longer refers to, such as the `Display` and `Debug` code of a panic's arguments),
+//!   so that a code object holds nothing its kernels do not run.
 //! - `infer-address-spaces`, when the module has static LDS (`static_lds`) or prints
 //!   (`printf`): their accesses are generic pointers to LDS or global memory, which this pass
 //!   turns back into `ds_*` and `global_*` accesses.
@@ -136,13 +140,13 @@ pub fn run_passes(tools: &Tools, ir: String, inline: bool, dir: &Path) -> Result
             let inlined = opt(
                 tools,
                 &ir,
-                "always-inline,function(instcombine,sroa,early-cse)",
+                "globaldce,always-inline,function(instcombine,sroa,early-cse)",
                 dir,
             )?;
             opt(
                 tools,
                 &rewrite_local_addresses(&inlined),
-                "function(instcombine,infer-address-spaces,sroa,early-cse,simplifycfg)",
+                "function(instcombine,infer-address-spaces,sroa,early-cse,simplifycfg),globaldce",
                 dir,
             )
         }

@@ -19,11 +19,37 @@ struct Spec {
     precision: Option<usize>,
 }
 
+/// Where [`render_with`] takes each conversion's argument from, in order.
+pub trait Arguments {
+    /// The next number or pointer, as its 64-bit slot (a float's f64 bits).
+    fn number(&mut self) -> Result<u64, String>;
+    /// The next string.
+    fn string(&mut self) -> Result<String, String>;
+}
+
+/// A printf frame's argument bytes: 8-byte slots, strings inline with their NUL.
+struct Inline<'a>(&'a [u8]);
+
+impl Arguments for Inline<'_> {
+    fn number(&mut self) -> Result<u64, String> {
+        slot(&mut self.0)
+    }
+
+    fn string(&mut self) -> Result<String, String> {
+        string(&mut self.0)
+    }
+}
+
 /// Renders `format` with the argument bytes `args`. Returns the text, or what is wrong when
 /// the arguments run out or a string has no NUL.
 pub fn render(format: &[u8], args: &[u8]) -> Result<String, String> {
+    render_with(format, &mut Inline(args))
+}
+
+/// Renders `format` with the arguments `args` gives (a frame's bytes for [`render`], a
+/// device panic's record for `device_panic`). Returns the text, or what `args` found wrong.
+pub fn render_with(format: &[u8], args: &mut impl Arguments) -> Result<String, String> {
     let mut out = String::new();
-    let mut rest = args;
     let mut i = 0;
     while i < format.len() {
         if format[i] != b'%' {
@@ -70,15 +96,15 @@ pub fn render(format: &[u8], args: &[u8]) -> Result<String, String> {
         i += 1;
         let text = match conversion {
             b'%' => "%".to_string(),
-            b'd' | b'i' => signed(slot(&mut rest)? as i64, spec),
-            b'u' | b'x' | b'X' | b'o' => unsigned(slot(&mut rest)?, conversion, spec),
-            b'c' => pad(char::from(slot(&mut rest)? as u8).to_string(), spec, false),
-            b'p' => pointer(slot(&mut rest)?, spec),
+            b'd' | b'i' => signed(args.number()? as i64, spec),
+            b'u' | b'x' | b'X' | b'o' => unsigned(args.number()?, conversion, spec),
+            b'c' => pad(char::from(args.number()? as u8).to_string(), spec, false),
+            b'p' => pointer(args.number()?, spec),
             b'f' | b'F' | b'e' | b'E' | b'g' | b'G' | b'a' | b'A' => {
-                float(f64::from_bits(slot(&mut rest)?), conversion, spec)
+                float(f64::from_bits(args.number()?), conversion, spec)
             }
             b's' => {
-                let text = string(&mut rest)?;
+                let text = args.string()?;
                 let text = match spec.precision {
                     Some(p) => text.chars().take(p).collect(),
                     None => text,

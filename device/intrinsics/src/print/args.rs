@@ -118,6 +118,16 @@ pub fn stored_bytes<T: PrintArg>(value: &T) -> u32 {
     }
 }
 
+/// The 8-byte slots an argument of `kind` takes in a panic record (`iron_intrinsics::panic!`
+/// and the assertions): one for a number or pointer, two (address, then length) for a string
+/// or `bool`, whose text the host reads from device memory.
+pub const fn record_slots(kind: Kind) -> usize {
+    match kind {
+        Kind::Str | Kind::Bool => 2,
+        _ => 1,
+    }
+}
+
 /// A `print!`'s arguments: a tuple of references to [`PrintArg`] values.
 #[diagnostic::on_unimplemented(
     message = "print! takes at most 12 arguments, each an integer, float, bool, &str or raw pointer"
@@ -135,6 +145,54 @@ pub trait Args {
     /// # Safety
     /// `at` must be valid for [`stored_bytes`](Args::stored_bytes) bytes and aligned to 4.
     unsafe fn store(&self, at: *mut u8, zero_extend: u64);
+    /// The 8-byte slots the arguments take in a panic record (see [`record_slots`]).
+    const SLOTS: usize;
+    /// Stores the arguments at `at` as a panic record's slots (see [`record_slots`]),
+    /// zero-extending the integers whose bit is set in `zero_extend`.
+    ///
+    /// # Safety
+    /// `at` must be valid for [`SLOTS`](Args::SLOTS) slots of 8 bytes and aligned to 4.
+    unsafe fn store_slots(&self, at: *mut u32, zero_extend: u64);
+}
+
+/// The 64-bit slot of a number or pointer, `zero_extend`ed at its width if asked.
+#[inline(always)]
+fn slot_of<T: PrintArg>(value: &T, zero_extend: bool) -> u64 {
+    let slot = value.slot();
+    if zero_extend && T::BITS < 64 {
+        slot & ((1u64 << T::BITS) - 1)
+    } else {
+        slot
+    }
+}
+
+/// Stores one argument at `at` as panic-record slots and returns the address after them.
+///
+/// # Safety
+/// `at` must be valid for the argument's [`record_slots`] and aligned to 4.
+#[inline(always)]
+unsafe fn store_slots_one<T: PrintArg>(value: &T, at: *mut u32, zero_extend: bool) -> *mut u32 {
+    match T::KIND {
+        Kind::Str | Kind::Bool => {
+            let text = value.text();
+            let address = text.as_ptr().addr() as u64;
+            let words = [address as u32, (address >> 32) as u32, text.len() as u32, 0];
+            // SAFETY: two slots aligned to 4, which the caller provides.
+            unsafe {
+                at.cast::<[u32; 4]>().write(words);
+                at.add(4)
+            }
+        }
+        _ => {
+            let slot = slot_of(value, zero_extend);
+            // SAFETY: one slot aligned to 4, which the caller provides.
+            unsafe {
+                at.cast::<[u32; 2]>()
+                    .write([slot as u32, (slot >> 32) as u32]);
+                at.add(2)
+            }
+        }
+    }
 }
 
 /// Stores one argument at `at` and returns the address after it.
@@ -156,12 +214,7 @@ unsafe fn store_one<T: PrintArg>(value: &T, at: *mut u8, zero_extend: bool) -> *
             unsafe { at.add(stored) }
         }
         _ => {
-            let slot = value.slot();
-            let slot = if zero_extend && T::BITS < 64 {
-                slot & ((1u64 << T::BITS) - 1)
-            } else {
-                slot
-            };
+            let slot = slot_of(value, zero_extend);
             let words = [slot as u32, (slot >> 32) as u32];
             // SAFETY: 8 bytes aligned to 4, which the caller provides.
             unsafe {
@@ -188,6 +241,16 @@ macro_rules! tuples {
                 $(
                     // SAFETY: the caller provides room for every argument.
                     at = unsafe { store_one(self.$i, at, zero_extend & (1 << $i) != 0) };
+                )*
+            }
+            const SLOTS: usize = 0 $(+ record_slots($t::KIND))*;
+            #[inline(always)]
+            #[allow(unused_variables, unused_mut, unused_assignments)]
+            unsafe fn store_slots(&self, at: *mut u32, zero_extend: u64) {
+                let mut at = at;
+                $(
+                    // SAFETY: the caller provides a slot per number and two per string.
+                    at = unsafe { store_slots_one(self.$i, at, zero_extend & (1 << $i) != 0) };
                 )*
             }
         }
@@ -240,6 +303,29 @@ mod tests {
         assert_eq!(&bytes[0..8], &0xffu64.to_le_bytes());
         assert_eq!(&bytes[8..16], &0xffff_ffffu64.to_le_bytes());
         assert_eq!(&bytes[16..24], &u64::MAX.to_le_bytes());
+    }
+
+    #[test]
+    fn panic_slots_hold_numbers_and_the_address_and_length_of_texts() {
+        let text = "all ones";
+        let args = (&-2i32, &2.5f32, &text, &false, &0xffu8);
+        const { assert!(<(&i32, &f32, &&str, &bool, &u8) as Args>::SLOTS == 7) };
+        let mut words = [0u32; 14];
+        // SAFETY: 7 slots of two words.
+        unsafe { args.store_slots(words.as_mut_ptr(), 0b1) };
+        let slot = |i: usize| u64::from(words[2 * i]) | u64::from(words[2 * i + 1]) << 32;
+        assert_eq!(slot(0), 0xffff_fffe, "zero-extended at 32 bits");
+        assert_eq!(slot(1), 2.5f64.to_bits());
+        assert_eq!(slot(2), text.as_ptr() as u64);
+        assert_eq!(slot(3), 8);
+        // SAFETY: the slots give the address and length of a static text.
+        let read = unsafe { core::slice::from_raw_parts(slot(4) as *const u8, slot(5) as usize) };
+        assert_eq!(read, b"false");
+        assert_eq!(slot(6), 0xff);
+        assert_eq!(
+            (record_slots(Kind::Str), record_slots(Kind::Pointer)),
+            (2, 1)
+        );
     }
 
     #[test]
