@@ -5,7 +5,8 @@
     python kernels.py REQUEST.json OUT_DIR
 
 REQUEST.json is `{"gfx": "gfx942", "wave": 64, "workloads": [...]}`, each workload
-`{"id": "...", "family": "add" | "softmax" | "rmsnorm" | "layernorm" | "gemm", ...shape}`,
+`{"id": "...", "family": "add" | "cast" | "softmax" | "rmsnorm" | "layernorm" | "gemm",
+...shape}`,
 with `"default_only": true` to skip the variants.
 For each workload it compiles the Triton kernel with its default configuration (what a user
 would write) and with autotune-style variants, writes each code object to OUT_DIR/<id>.<config>.hsaco
@@ -36,6 +37,14 @@ def add_kernel(x, y, out, n, BLOCK: tl.constexpr):
     mask = offsets < n
     total = tl.load(x + offsets, mask=mask) + tl.load(y + offsets, mask=mask)
     tl.store(out + offsets, total, mask=mask)
+
+
+@triton.jit
+def cast_kernel(x, y, n, BLOCK: tl.constexpr):
+    pid = tl.program_id(0)
+    offsets = pid * BLOCK + tl.arange(0, BLOCK)
+    mask = offsets < n
+    tl.store(y + offsets, tl.load(x + offsets, mask=mask).to(y.dtype.element_ty), mask=mask)
 
 
 @triton.jit
@@ -138,6 +147,17 @@ def family_configs(w):
         for c in configs:
             c["grid"] = [cdiv(n, c["BLOCK"]), 1, 1]
         return add_kernel, args, configs
+    if family == "cast":
+        n = w["n"]
+        args = [("x", "*" + TRITON_TYPE[w["dtype"]], None), ("y", "*" + TRITON_TYPE[w["out"]], None),
+                ("n", "i32", n)]
+        # An elementwise kernel as the vector-add tutorial writes one: BLOCK 1024, 4 warps.
+        configs = [dict(name="default", BLOCK=1024, num_warps=4)]
+        for block, warps in [(512, 4), (2048, 4), (4096, 4), (4096, 8), (8192, 8)]:
+            configs.append(dict(name=f"b{block}w{warps}", BLOCK=block, num_warps=warps))
+        for c in configs:
+            c["grid"] = [cdiv(n, c["BLOCK"]), 1, 1]
+        return cast_kernel, args, configs
     if family in ("softmax", "rmsnorm", "layernorm"):
         rows, cols = w["rows"], w["cols"]
         t = "*" + TRITON_TYPE[w["dtype"]]

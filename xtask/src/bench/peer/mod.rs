@@ -49,6 +49,21 @@ fn ops(options: &Options) -> Vec<Op> {
     };
     let mut ops = vec![
         Op::Add { n },
+        Op::Cast {
+            from: Dtype::F32,
+            to: Dtype::F16,
+            n,
+        },
+        Op::Cast {
+            from: Dtype::F16,
+            to: Dtype::F32,
+            n,
+        },
+        Op::Cast {
+            from: Dtype::F32,
+            to: Dtype::Bf16,
+            n,
+        },
         Op::Softmax {
             dtype: Dtype::F16,
             rows,

@@ -33,6 +33,13 @@ impl Tolerance {
         rel: 2e-3,
         abs: 1e-7,
     };
+    /// bf16 outputs computed in f32 and rounded once (half a bf16 ulp is 2^-8 relative).
+    pub const BF16: Tolerance = Tolerance {
+        rel: 1.6e-2,
+        abs: 1e-7,
+    };
+    /// Bit-exact results (conversions with one rounding, data movement).
+    pub const EXACT: Tolerance = Tolerance { rel: 0.0, abs: 0.0 };
 }
 
 /// The first mismatch of `got` against `want`, described, or `None` when every element is
@@ -56,6 +63,17 @@ pub fn check(got: &[f64], want: &[Expected], tol: Tolerance) -> Option<String> {
         w.value,
         allowed(w)
     ))
+}
+
+/// Values the output must hold exactly.
+pub fn exact(values: impl IntoIterator<Item = f64>) -> Vec<Expected> {
+    values
+        .into_iter()
+        .map(|value| Expected {
+            value,
+            magnitude: value.abs(),
+        })
+        .collect()
 }
 
 /// `x + y`.

@@ -5,7 +5,7 @@
 use super::oracle::{self, Expected, Tolerance};
 use crate::report::workloads::{Demand, Family, Math};
 use anyhow::{Context, Result, bail};
-use iron::library::{Epilogue, GemmShape, Layout, Library, f16};
+use iron::library::{Epilogue, GemmShape, Layout, Library, bf16, f16};
 use iron::{Device, DeviceBuffer, Stream};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
@@ -16,6 +16,7 @@ use serde_json::{Value, json};
 pub enum Dtype {
     F32,
     F16,
+    Bf16,
 }
 
 impl Dtype {
@@ -24,13 +25,14 @@ impl Dtype {
         match self {
             Dtype::F32 => "f32",
             Dtype::F16 => "f16",
+            Dtype::Bf16 => "bf16",
         }
     }
 
     fn size(self) -> u64 {
         match self {
             Dtype::F32 => 4,
-            Dtype::F16 => 2,
+            Dtype::F16 | Dtype::Bf16 => 2,
         }
     }
 
@@ -38,6 +40,18 @@ impl Dtype {
         match self {
             Dtype::F32 => Tolerance::F32,
             Dtype::F16 => Tolerance::F16,
+            Dtype::Bf16 => Tolerance::BF16,
+        }
+    }
+
+    /// `v` rounded to the type (nearest, ties to even) through f32: exact for the f32 values
+    /// the workloads use (`half`'s conversions from f64 drop the low bits that decide ties).
+    fn round(self, v: f64) -> f64 {
+        let v = v as f32;
+        match self {
+            Dtype::F32 => f64::from(v),
+            Dtype::F16 => f64::from(f16::from_f32(v)),
+            Dtype::Bf16 => f64::from(bf16::from_f32(v)),
         }
     }
 }
@@ -47,6 +61,8 @@ impl Dtype {
 pub enum Op {
     /// `out = x + y` over `n` elements.
     Add { n: usize },
+    /// `y = x` converted from one float type to another over `n` elements.
+    Cast { from: Dtype, to: Dtype, n: usize },
     /// Softmax over each row.
     Softmax {
         dtype: Dtype,
@@ -71,6 +87,7 @@ impl Op {
     pub fn id(self) -> String {
         match self {
             Op::Add { n } => format!("add_f32_{n}"),
+            Op::Cast { from, to, n } => format!("cast_{}_{}_{n}", from.name(), to.name()),
             Op::Softmax { dtype, rows, cols } => format!("softmax_{}_{rows}x{cols}", dtype.name()),
             Op::RmsNorm { rows, cols } => format!("rmsnorm_f16_{rows}x{cols}"),
             Op::LayerNorm { rows, cols } => format!("layernorm_f16_{rows}x{cols}"),
@@ -87,6 +104,7 @@ impl Op {
     pub fn label(self) -> String {
         match self {
             Op::Add { n } => format!("add f32 n={n}"),
+            Op::Cast { from, to, n } => format!("cast {}->{} n={n}", from.name(), to.name()),
             Op::Softmax { dtype, rows, cols } => format!("softmax {} {rows}x{cols}", dtype.name()),
             Op::RmsNorm { rows, cols } => format!("rmsnorm f16 {rows}x{cols}"),
             Op::LayerNorm { rows, cols } => format!("layernorm f16 {rows}x{cols}"),
@@ -105,6 +123,7 @@ impl Op {
     pub fn family(self) -> Family {
         match self {
             Op::Add { .. } => Family::Elementwise,
+            Op::Cast { .. } => Family::Cast,
             Op::Softmax { .. } => Family::Softmax,
             Op::RmsNorm { .. } | Op::LayerNorm { .. } => Family::Norm,
             Op::Gemm { .. } => Family::Gemm,
@@ -116,6 +135,8 @@ impl Op {
         let id = self.id();
         match self {
             Op::Add { n } => json!({"id": id, "family": "add", "dtype": "f32", "n": n}),
+            Op::Cast { from, to, n } => json!({"id": id, "family": "cast",
+                "dtype": from.name(), "out": to.name(), "n": n}),
             Op::Softmax { dtype, rows, cols } => json!({"id": id, "family": "softmax",
                 "dtype": dtype.name(), "rows": rows, "cols": cols}),
             Op::RmsNorm { rows, cols } => json!({"id": id, "family": "rmsnorm", "dtype": "f16",
@@ -139,6 +160,7 @@ impl Op {
         };
         match self {
             Op::Add { n } => vector(12 * n as u64, n as u64, n),
+            Op::Cast { from, to, n } => vector((from.size() + to.size()) * n as u64, 0, n),
             Op::Softmax { dtype, rows, cols } => {
                 let n = rows * cols;
                 vector(2 * dtype.size() * n as u64, 4 * n as u64, n)
@@ -169,6 +191,7 @@ impl Op {
 pub enum Buf {
     F32(DeviceBuffer<f32>),
     F16(DeviceBuffer<f16>),
+    Bf16(DeviceBuffer<bf16>),
 }
 
 impl Buf {
@@ -180,8 +203,12 @@ impl Buf {
                 Buf::F32(DeviceBuffer::from_slice(device, &v)?)
             }
             Dtype::F16 => {
-                let v: Vec<f16> = values.iter().map(|&x| f16::from_f64(x)).collect();
+                let v: Vec<f16> = values.iter().map(|&x| f16::from_f32(x as f32)).collect();
                 Buf::F16(DeviceBuffer::from_slice(device, &v)?)
+            }
+            Dtype::Bf16 => {
+                let v: Vec<bf16> = values.iter().map(|&x| bf16::from_f32(x as f32)).collect();
+                Buf::Bf16(DeviceBuffer::from_slice(device, &v)?)
             }
         })
     }
@@ -191,6 +218,7 @@ impl Buf {
         match self {
             Buf::F32(b) => b.address(),
             Buf::F16(b) => b.address(),
+            Buf::Bf16(b) => b.address(),
         }
     }
 
@@ -199,6 +227,7 @@ impl Buf {
         match self {
             Buf::F32(b) => b.copy_from_slice(&vec![f32::NAN; b.len()])?,
             Buf::F16(b) => b.copy_from_slice(&vec![f16::NAN; b.len()])?,
+            Buf::Bf16(b) => b.copy_from_slice(&vec![bf16::NAN; b.len()])?,
         }
         Ok(())
     }
@@ -208,20 +237,37 @@ impl Buf {
         Ok(match self {
             Buf::F32(b) => b.to_vec()?.into_iter().map(f64::from).collect(),
             Buf::F16(b) => b.to_vec()?.into_iter().map(f64::from).collect(),
+            Buf::Bf16(b) => b.to_vec()?.into_iter().map(f64::from).collect(),
         })
+    }
+
+    /// The element type's name, for messages.
+    fn type_name(&self) -> &'static str {
+        match self {
+            Buf::F32(_) => "f32",
+            Buf::F16(_) => "f16",
+            Buf::Bf16(_) => "bf16",
+        }
     }
 
     fn f32(&self) -> Result<&DeviceBuffer<f32>> {
         match self {
             Buf::F32(b) => Ok(b),
-            Buf::F16(_) => bail!("an f16 buffer where f32 was expected"),
+            b => bail!("an {} buffer where f32 was expected", b.type_name()),
         }
     }
 
     fn f16(&self) -> Result<&DeviceBuffer<f16>> {
         match self {
             Buf::F16(b) => Ok(b),
-            Buf::F32(_) => bail!("an f32 buffer where f16 was expected"),
+            b => bail!("an {} buffer where f16 was expected", b.type_name()),
+        }
+    }
+
+    fn bf16(&self) -> Result<&DeviceBuffer<bf16>> {
+        match self {
+            Buf::Bf16(b) => Ok(b),
+            b => bail!("an {} buffer where bf16 was expected", b.type_name()),
         }
     }
 }
@@ -242,10 +288,7 @@ fn values(rng: &mut StdRng, n: usize, dtype: Dtype) -> Vec<f64> {
     (0..n)
         .map(|_| {
             let v: f32 = rng.random_range(-4.0..4.0);
-            match dtype {
-                Dtype::F32 => f64::from(v),
-                Dtype::F16 => f64::from(f16::from_f32(v)),
-            }
+            dtype.round(f64::from(v))
         })
         .collect()
 }
@@ -259,12 +302,19 @@ impl Prepared {
             .fold(0x1205u64, |h, b| h.wrapping_mul(31) ^ u64::from(b));
         let rng = &mut StdRng::seed_from_u64(seed);
         let up = |dtype, v: &[f64]| Buf::upload(device, dtype, v);
-        let (inputs, output, expected, out_dtype) = match op {
+        let (inputs, output, expected, tolerance) = match op {
             Op::Add { n } => {
                 let (x, y) = (values(rng, n, Dtype::F32), values(rng, n, Dtype::F32));
                 let inputs = vec![("x", up(Dtype::F32, &x)?), ("y", up(Dtype::F32, &y)?)];
                 let out = ("out", up(Dtype::F32, &vec![0.0; n])?);
-                (inputs, out, oracle::add(&x, &y), Dtype::F32)
+                (inputs, out, oracle::add(&x, &y), Tolerance::F32)
+            }
+            Op::Cast { from, to, n } => {
+                // f32 inputs with more bits than the target keeps, so rounding is exercised.
+                let x = values(rng, n, from);
+                let out = ("y", up(to, &vec![0.0; n])?);
+                let expected = oracle::exact(x.iter().map(|&v| to.round(v)));
+                (vec![("x", up(from, &x)?)], out, expected, Tolerance::EXACT)
             }
             Op::Softmax { dtype, rows, cols } => {
                 let x = values(rng, rows * cols, dtype);
@@ -273,7 +323,7 @@ impl Prepared {
                     vec![("x", up(dtype, &x)?)],
                     out,
                     oracle::softmax(&x, cols),
-                    dtype,
+                    dtype.tolerance(),
                 )
             }
             Op::RmsNorm { rows, cols } => {
@@ -284,7 +334,7 @@ impl Prepared {
                 let inputs = vec![("x", up(Dtype::F16, &x)?), ("weight", up(Dtype::F16, &w)?)];
                 let out = ("out", up(Dtype::F16, &vec![0.0; rows * cols])?);
                 let expected = oracle::rmsnorm(&x, &w, f64::from(RMS_EPS));
-                (inputs, out, expected, Dtype::F16)
+                (inputs, out, expected, Tolerance::F16)
             }
             Op::LayerNorm { rows, cols } => {
                 let x = values(rng, rows * cols, Dtype::F16);
@@ -296,7 +346,7 @@ impl Prepared {
                 ];
                 let out = ("out", up(Dtype::F16, &vec![0.0; rows * cols])?);
                 let expected = oracle::layernorm(&x, &w, &b, f64::from(LN_EPS));
-                (inputs, out, expected, Dtype::F16)
+                (inputs, out, expected, Tolerance::F16)
             }
             Op::Gemm { side, b_col_major } => {
                 let n = side * side;
@@ -304,7 +354,7 @@ impl Prepared {
                 let inputs = vec![("a", up(Dtype::F16, &a)?), ("b", up(Dtype::F16, &b)?)];
                 let out = ("c", up(Dtype::F32, &vec![0.0; n])?);
                 let expected = oracle::gemm(&a, &b, (side, side, side), b_col_major);
-                (inputs, out, expected, Dtype::F32)
+                (inputs, out, expected, Tolerance::F32)
             }
         };
         Ok(Prepared {
@@ -312,7 +362,7 @@ impl Prepared {
             inputs,
             output,
             expected,
-            tolerance: out_dtype.tolerance(),
+            tolerance,
             demand: op.demand(),
         })
     }
@@ -368,6 +418,17 @@ fn iron_into(
         (Op::Add { n }, Buf::F32(out)) => {
             lib.add(stream, x("x")?.f32()?, x("y")?.f32()?, out, n)?
         }
+        (Op::Cast { from, n, .. }, out) => match (from, out) {
+            (Dtype::F32, Buf::F16(out)) => lib.cast(stream, x("x")?.f32()?, out, n)?,
+            (Dtype::F32, Buf::Bf16(out)) => lib.cast(stream, x("x")?.f32()?, out, n)?,
+            (Dtype::F16, Buf::F32(out)) => lib.cast(stream, x("x")?.f16()?, out, n)?,
+            (Dtype::Bf16, Buf::F32(out)) => lib.cast(stream, x("x")?.bf16()?, out, n)?,
+            (_, out) => bail!(
+                "{}: the library has no cast to {}",
+                op.label(),
+                out.type_name()
+            ),
+        },
         (Op::Softmax { rows, cols, .. }, Buf::F32(out)) => {
             lib.softmax(stream, x("x")?.f32()?, out, rows, cols)?
         }
