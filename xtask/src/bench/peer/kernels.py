@@ -5,8 +5,8 @@
     python kernels.py REQUEST.json OUT_DIR
 
 REQUEST.json is `{"gfx": "gfx942", "wave": 64, "workloads": [...]}`, each workload
-`{"id": "...", "family": "add" | "cast" | "softmax" | "rmsnorm" | "layernorm" | "gemm",
-...shape}`,
+`{"id": "...", "family": "add" | "cast" | "sum" | "row_sum" | "softmax" | "rmsnorm" |
+"layernorm" | "gemm", ...shape}`,
 with `"default_only": true` to skip the variants.
 For each workload it compiles the Triton kernel with its default configuration (what a user
 would write) and with autotune-style variants, writes each code object to OUT_DIR/<id>.<config>.hsaco
@@ -45,6 +45,23 @@ def cast_kernel(x, y, n, BLOCK: tl.constexpr):
     offsets = pid * BLOCK + tl.arange(0, BLOCK)
     mask = offsets < n
     tl.store(y + offsets, tl.load(x + offsets, mask=mask).to(y.dtype.element_ty), mask=mask)
+
+
+@triton.jit
+def sum_kernel(x, out, n, BLOCK: tl.constexpr):
+    # Each program sums its block and adds it to the zeroed total.
+    pid = tl.program_id(0)
+    offsets = pid * BLOCK + tl.arange(0, BLOCK)
+    v = tl.load(x + offsets, mask=offsets < n, other=0.0)
+    tl.atomic_add(out, tl.sum(v, axis=0))
+
+
+@triton.jit
+def row_sum_kernel(x, out, cols, BLOCK: tl.constexpr):
+    row = tl.program_id(0)
+    offsets = tl.arange(0, BLOCK)
+    v = tl.load(x + row * cols + offsets, mask=offsets < cols, other=0.0).to(tl.float32)
+    tl.store(out + row, tl.sum(v, axis=0))
 
 
 @triton.jit
@@ -158,11 +175,24 @@ def family_configs(w):
         for c in configs:
             c["grid"] = [cdiv(n, c["BLOCK"]), 1, 1]
         return cast_kernel, args, configs
-    if family in ("softmax", "rmsnorm", "layernorm"):
+    if family == "sum":
+        n = w["n"]
+        args = [("x", "*fp32", None), ("out", "*fp32", None), ("n", "i32", n)]
+        # A block per program and one atomic add of its sum into a zeroed total.
+        configs = [dict(name="default", BLOCK=1024, num_warps=4)]
+        for block, warps in [(2048, 4), (4096, 4), (4096, 8), (8192, 8), (16384, 16)]:
+            configs.append(dict(name=f"b{block}w{warps}", BLOCK=block, num_warps=warps))
+        for c in configs:
+            c["grid"] = [cdiv(n, c["BLOCK"]), 1, 1]
+            c["zero_output"] = True
+        return sum_kernel, args, configs
+    if family in ("softmax", "rmsnorm", "layernorm", "row_sum"):
         rows, cols = w["rows"], w["cols"]
         t = "*" + TRITON_TYPE[w["dtype"]]
         kernel, args = {
             "softmax": (softmax_kernel, [("x", t, None), ("out", t, None), ("cols", "i32", cols)]),
+            "row_sum": (row_sum_kernel, [("x", t, None), ("out", "*fp32", None),
+                                         ("cols", "i32", cols)]),
             "rmsnorm": (rmsnorm_kernel, [("x", t, None), ("weight", t, None), ("out", t, None),
                                          ("cols", "i32", cols), ("eps", "fp32", w.get("eps", 0.0))]),
             "layernorm": (layernorm_kernel, [("x", t, None), ("weight", t, None),
@@ -217,7 +247,7 @@ def compile_one(kernel, args, config, gfx, wave):
             if ty == "i32" and value % 16 == 0:
                 attrs[(i,)] = [["tt.divisibility", 16]]
             launch_args.append({"name": name, "kind": ty, "value": value})
-    skip = {"name", "grid", "num_warps", "num_stages"}
+    skip = {"name", "grid", "num_warps", "num_stages", "zero_output"}
     for key, value in config.items():
         if key not in skip:
             signature[key] = "constexpr"
@@ -266,6 +296,7 @@ def main():
                 "global_scratch_size": getattr(meta, "global_scratch_size", 0),
                 "profile_scratch_size": getattr(meta, "profile_scratch_size", 0),
                 "args": launch_args,
+                "zero_output": config.get("zero_output", False),
             })
     json.dump(manifest, sys.stdout, indent=1)
     print()

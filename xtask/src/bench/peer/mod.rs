@@ -64,6 +64,8 @@ fn ops(options: &Options) -> Vec<Op> {
             to: Dtype::Bf16,
             n,
         },
+        Op::Sum { n },
+        Op::RowSum { rows, cols },
         Op::Softmax {
             dtype: Dtype::F16,
             rows,

@@ -87,6 +87,16 @@ pub fn add(x: &[f64], y: &[f64]) -> Vec<Expected> {
         .collect()
 }
 
+/// The sum of each row of `cols` elements.
+pub fn row_sums(x: &[f64], cols: usize) -> Vec<Expected> {
+    x.chunks(cols)
+        .map(|row| Expected {
+            value: row.iter().sum(),
+            magnitude: row.iter().map(|v| v.abs()).sum(),
+        })
+        .collect()
+}
+
 /// Softmax of each row of `cols` elements.
 pub fn softmax(x: &[f64], cols: usize) -> Vec<Expected> {
     x.chunks(cols)

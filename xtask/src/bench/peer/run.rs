@@ -176,6 +176,9 @@ impl Bench<'_> {
                 address: profile.address(),
                 device,
             });
+            if compiled.zero_output {
+                p.zero_output()?;
+            }
             // Triton's launcher passes the kernel's LDS (`shared`) as dynamic LDS.
             let config = LaunchConfig::new(compiled.grid, [compiled.block, 1, 1])
                 .with_dynamic_lds(compiled.lds_bytes);

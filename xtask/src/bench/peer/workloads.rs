@@ -63,6 +63,10 @@ pub enum Op {
     Add { n: usize },
     /// `y = x` converted from one float type to another over `n` elements.
     Cast { from: Dtype, to: Dtype, n: usize },
+    /// The sum of `n` f32 into one f32.
+    Sum { n: usize },
+    /// The sum of each row of an f32 `[rows, cols]` matrix.
+    RowSum { rows: usize, cols: usize },
     /// Softmax over each row.
     Softmax {
         dtype: Dtype,
@@ -88,6 +92,8 @@ impl Op {
         match self {
             Op::Add { n } => format!("add_f32_{n}"),
             Op::Cast { from, to, n } => format!("cast_{}_{}_{n}", from.name(), to.name()),
+            Op::Sum { n } => format!("sum_f32_{n}"),
+            Op::RowSum { rows, cols } => format!("row_sum_f32_{rows}x{cols}"),
             Op::Softmax { dtype, rows, cols } => format!("softmax_{}_{rows}x{cols}", dtype.name()),
             Op::RmsNorm { rows, cols } => format!("rmsnorm_f16_{rows}x{cols}"),
             Op::LayerNorm { rows, cols } => format!("layernorm_f16_{rows}x{cols}"),
@@ -105,6 +111,8 @@ impl Op {
         match self {
             Op::Add { n } => format!("add f32 n={n}"),
             Op::Cast { from, to, n } => format!("cast {}->{} n={n}", from.name(), to.name()),
+            Op::Sum { n } => format!("sum f32 n={n}"),
+            Op::RowSum { rows, cols } => format!("row sum f32 {rows}x{cols}"),
             Op::Softmax { dtype, rows, cols } => format!("softmax {} {rows}x{cols}", dtype.name()),
             Op::RmsNorm { rows, cols } => format!("rmsnorm f16 {rows}x{cols}"),
             Op::LayerNorm { rows, cols } => format!("layernorm f16 {rows}x{cols}"),
@@ -124,6 +132,8 @@ impl Op {
         match self {
             Op::Add { .. } => Family::Elementwise,
             Op::Cast { .. } => Family::Cast,
+            Op::Sum { .. } => Family::Reduction,
+            Op::RowSum { .. } => Family::RowReduction,
             Op::Softmax { .. } => Family::Softmax,
             Op::RmsNorm { .. } | Op::LayerNorm { .. } => Family::Norm,
             Op::Gemm { .. } => Family::Gemm,
@@ -137,6 +147,9 @@ impl Op {
             Op::Add { n } => json!({"id": id, "family": "add", "dtype": "f32", "n": n}),
             Op::Cast { from, to, n } => json!({"id": id, "family": "cast",
                 "dtype": from.name(), "out": to.name(), "n": n}),
+            Op::Sum { n } => json!({"id": id, "family": "sum", "dtype": "f32", "n": n}),
+            Op::RowSum { rows, cols } => json!({"id": id, "family": "row_sum", "dtype": "f32",
+                "rows": rows, "cols": cols}),
             Op::Softmax { dtype, rows, cols } => json!({"id": id, "family": "softmax",
                 "dtype": dtype.name(), "rows": rows, "cols": cols}),
             Op::RmsNorm { rows, cols } => json!({"id": id, "family": "rmsnorm", "dtype": "f16",
@@ -161,6 +174,11 @@ impl Op {
         match self {
             Op::Add { n } => vector(12 * n as u64, n as u64, n),
             Op::Cast { from, to, n } => vector((from.size() + to.size()) * n as u64, 0, n),
+            Op::Sum { n } => vector(4 * n as u64 + 4, n as u64, n),
+            Op::RowSum { rows, cols } => {
+                let n = rows * cols;
+                vector(4 * (n + rows) as u64, n as u64, n)
+            }
             Op::Softmax { dtype, rows, cols } => {
                 let n = rows * cols;
                 vector(2 * dtype.size() * n as u64, 4 * n as u64, n)
@@ -316,6 +334,28 @@ impl Prepared {
                 let expected = oracle::exact(x.iter().map(|&v| to.round(v)));
                 (vec![("x", up(from, &x)?)], out, expected, Tolerance::EXACT)
             }
+            Op::Sum { n } => {
+                let x = values(rng, n, Dtype::F32);
+                let out = ("out", up(Dtype::F32, &[0.0])?);
+                let expected = oracle::row_sums(&x, n);
+                (
+                    vec![("x", up(Dtype::F32, &x)?)],
+                    out,
+                    expected,
+                    Tolerance::F32,
+                )
+            }
+            Op::RowSum { rows, cols } => {
+                let x = values(rng, rows * cols, Dtype::F32);
+                let out = ("out", up(Dtype::F32, &vec![0.0; rows])?);
+                let expected = oracle::row_sums(&x, cols);
+                (
+                    vec![("x", up(Dtype::F32, &x)?)],
+                    out,
+                    expected,
+                    Tolerance::F32,
+                )
+            }
             Op::Softmax { dtype, rows, cols } => {
                 let x = values(rng, rows * cols, dtype);
                 let out = ("out", up(dtype, &vec![0.0; rows * cols])?);
@@ -381,6 +421,16 @@ impl Prepared {
         self.output.1.poison()
     }
 
+    /// Zeroes the output (for a kernel that accumulates into it).
+    pub fn zero_output(&mut self) -> Result<()> {
+        match &mut self.output.1 {
+            Buf::F32(b) => b.copy_from_slice(&vec![0.0; b.len()])?,
+            Buf::F16(b) => b.copy_from_slice(&vec![f16::ZERO; b.len()])?,
+            Buf::Bf16(b) => b.copy_from_slice(&vec![bf16::ZERO; b.len()])?,
+        }
+        Ok(())
+    }
+
     /// Checks the output against the reference: `None` when it matches.
     pub fn check(&self) -> Result<Option<String>> {
         Ok(oracle::check(
@@ -429,6 +479,10 @@ fn iron_into(
                 out.type_name()
             ),
         },
+        (Op::Sum { n }, Buf::F32(out)) => lib.sum(stream, x("x")?.f32()?, out, n)?,
+        (Op::RowSum { rows, cols }, Buf::F32(out)) => {
+            lib.row_sum(stream, x("x")?.f32()?, out, rows, cols)?
+        }
         (Op::Softmax { rows, cols, .. }, Buf::F32(out)) => {
             lib.softmax(stream, x("x")?.f32()?, out, rows, cols)?
         }
