@@ -6,7 +6,7 @@
 
 REQUEST.json is `{"gfx": "gfx942", "wave": 64, "workloads": [...]}`, each workload
 `{"id": "...", "family": "add" | "cast" | "sum" | "row_sum" | "softmax" | "rmsnorm" |
-"layernorm" | "gemm", ...shape}`,
+"layernorm" | "transpose" | "gemm", ...shape}`,
 with `"default_only": true` to skip the variants.
 For each workload it compiles the Triton kernel with its default configuration (what a user
 would write) and with autotune-style variants, writes each code object to OUT_DIR/<id>.<config>.hsaco
@@ -62,6 +62,16 @@ def row_sum_kernel(x, out, cols, BLOCK: tl.constexpr):
     offsets = tl.arange(0, BLOCK)
     v = tl.load(x + row * cols + offsets, mask=offsets < cols, other=0.0).to(tl.float32)
     tl.store(out + row, tl.sum(v, axis=0))
+
+
+@triton.jit
+def transpose_kernel(src, dst, rows, cols, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr):
+    # A BLOCK_M x BLOCK_N tile of src per program, stored transposed into dst.
+    offs_m = tl.program_id(1) * BLOCK_M + tl.arange(0, BLOCK_M)
+    offs_n = tl.program_id(0) * BLOCK_N + tl.arange(0, BLOCK_N)
+    mask = (offs_m[:, None] < rows) & (offs_n[None, :] < cols)
+    tile = tl.load(src + offs_m[:, None] * cols + offs_n[None, :], mask=mask)
+    tl.store(dst + offs_n[:, None] * rows + offs_m[None, :], tl.trans(tile), mask=tl.trans(mask))
 
 
 @triton.jit
@@ -186,6 +196,16 @@ def family_configs(w):
             c["grid"] = [cdiv(n, c["BLOCK"]), 1, 1]
             c["zero_output"] = True
         return sum_kernel, args, configs
+    if family == "transpose":
+        rows, cols = w["rows"], w["cols"]
+        args = [("src", "*fp32", None), ("dst", "*fp32", None),
+                ("rows", "i32", rows), ("cols", "i32", cols)]
+        tiles = [("default", 64, 64, 4), ("32x32w4", 32, 32, 4), ("32x32w1", 32, 32, 1),
+                 ("64x64w8", 64, 64, 8), ("128x64w4", 128, 64, 4), ("128x128w8", 128, 128, 8)]
+        configs = [dict(name=name, BLOCK_M=bm, BLOCK_N=bn, num_warps=warps,
+                        grid=[cdiv(cols, bn), cdiv(rows, bm), 1])
+                   for name, bm, bn, warps in tiles]
+        return transpose_kernel, args, configs
     if family in ("softmax", "rmsnorm", "layernorm", "row_sum"):
         rows, cols = w["rows"], w["cols"]
         t = "*" + TRITON_TYPE[w["dtype"]]

@@ -42,10 +42,10 @@ pub struct Options {
 
 /// The workloads at the requested shapes.
 fn ops(options: &Options) -> Vec<Op> {
-    let (n, rows, cols, side) = if options.smoke {
-        (1 << 14, 4, 512, 128)
+    let (n, rows, cols, side, square) = if options.smoke {
+        (1 << 14, 4, 512, 128, 128)
     } else {
-        (1 << 20, 64, 4096, 256)
+        (1 << 20, 64, 4096, 256, 2048)
     };
     let mut ops = vec![
         Op::Add { n },
@@ -66,6 +66,10 @@ fn ops(options: &Options) -> Vec<Op> {
         },
         Op::Sum { n },
         Op::RowSum { rows, cols },
+        Op::Transpose {
+            rows: square,
+            cols: square,
+        },
         Op::Softmax {
             dtype: Dtype::F16,
             rows,

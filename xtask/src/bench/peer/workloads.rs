@@ -67,6 +67,8 @@ pub enum Op {
     Sum { n: usize },
     /// The sum of each row of an f32 `[rows, cols]` matrix.
     RowSum { rows: usize, cols: usize },
+    /// `dst = src^T` for an f32 `[rows, cols]` row-major `src`.
+    Transpose { rows: usize, cols: usize },
     /// Softmax over each row.
     Softmax {
         dtype: Dtype,
@@ -94,6 +96,7 @@ impl Op {
             Op::Cast { from, to, n } => format!("cast_{}_{}_{n}", from.name(), to.name()),
             Op::Sum { n } => format!("sum_f32_{n}"),
             Op::RowSum { rows, cols } => format!("row_sum_f32_{rows}x{cols}"),
+            Op::Transpose { rows, cols } => format!("transpose_f32_{rows}x{cols}"),
             Op::Softmax { dtype, rows, cols } => format!("softmax_{}_{rows}x{cols}", dtype.name()),
             Op::RmsNorm { rows, cols } => format!("rmsnorm_f16_{rows}x{cols}"),
             Op::LayerNorm { rows, cols } => format!("layernorm_f16_{rows}x{cols}"),
@@ -113,6 +116,7 @@ impl Op {
             Op::Cast { from, to, n } => format!("cast {}->{} n={n}", from.name(), to.name()),
             Op::Sum { n } => format!("sum f32 n={n}"),
             Op::RowSum { rows, cols } => format!("row sum f32 {rows}x{cols}"),
+            Op::Transpose { rows, cols } => format!("transpose f32 {rows}x{cols}"),
             Op::Softmax { dtype, rows, cols } => format!("softmax {} {rows}x{cols}", dtype.name()),
             Op::RmsNorm { rows, cols } => format!("rmsnorm f16 {rows}x{cols}"),
             Op::LayerNorm { rows, cols } => format!("layernorm f16 {rows}x{cols}"),
@@ -134,6 +138,7 @@ impl Op {
             Op::Cast { .. } => Family::Cast,
             Op::Sum { .. } => Family::Reduction,
             Op::RowSum { .. } => Family::RowReduction,
+            Op::Transpose { .. } => Family::Transpose,
             Op::Softmax { .. } => Family::Softmax,
             Op::RmsNorm { .. } | Op::LayerNorm { .. } => Family::Norm,
             Op::Gemm { .. } => Family::Gemm,
@@ -150,6 +155,8 @@ impl Op {
             Op::Sum { n } => json!({"id": id, "family": "sum", "dtype": "f32", "n": n}),
             Op::RowSum { rows, cols } => json!({"id": id, "family": "row_sum", "dtype": "f32",
                 "rows": rows, "cols": cols}),
+            Op::Transpose { rows, cols } => json!({"id": id, "family": "transpose",
+                "dtype": "f32", "rows": rows, "cols": cols}),
             Op::Softmax { dtype, rows, cols } => json!({"id": id, "family": "softmax",
                 "dtype": dtype.name(), "rows": rows, "cols": cols}),
             Op::RmsNorm { rows, cols } => json!({"id": id, "family": "rmsnorm", "dtype": "f16",
@@ -179,6 +186,7 @@ impl Op {
                 let n = rows * cols;
                 vector(4 * (n + rows) as u64, n as u64, n)
             }
+            Op::Transpose { rows, cols } => vector(8 * (rows * cols) as u64, 0, rows * cols),
             Op::Softmax { dtype, rows, cols } => {
                 let n = rows * cols;
                 vector(2 * dtype.size() * n as u64, 4 * n as u64, n)
@@ -356,6 +364,18 @@ impl Prepared {
                     Tolerance::F32,
                 )
             }
+            Op::Transpose { rows, cols } => {
+                let x = values(rng, rows * cols, Dtype::F32);
+                let out = ("dst", up(Dtype::F32, &vec![0.0; rows * cols])?);
+                let t = (0..rows * cols).map(|i| x[(i % rows) * cols + i / rows]);
+                let expected = oracle::exact(t);
+                (
+                    vec![("src", up(Dtype::F32, &x)?)],
+                    out,
+                    expected,
+                    Tolerance::EXACT,
+                )
+            }
             Op::Softmax { dtype, rows, cols } => {
                 let x = values(rng, rows * cols, dtype);
                 let out = ("out", up(dtype, &vec![0.0; rows * cols])?);
@@ -482,6 +502,9 @@ fn iron_into(
         (Op::Sum { n }, Buf::F32(out)) => lib.sum(stream, x("x")?.f32()?, out, n)?,
         (Op::RowSum { rows, cols }, Buf::F32(out)) => {
             lib.row_sum(stream, x("x")?.f32()?, out, rows, cols)?
+        }
+        (Op::Transpose { rows, cols }, Buf::F32(out)) => {
+            lib.transpose(stream, x("src")?.f32()?, out, rows, cols)?
         }
         (Op::Softmax { rows, cols, .. }, Buf::F32(out)) => {
             lib.softmax(stream, x("x")?.f32()?, out, rows, cols)?
