@@ -6,7 +6,7 @@
 
 REQUEST.json is `{"gfx": "gfx942", "wave": 64, "workloads": [...]}`, each workload
 `{"id": "...", "family": "add" | "cast" | "sum" | "row_sum" | "softmax" | "rmsnorm" |
-"layernorm" | "transpose" | "gemm", ...shape}`,
+"layernorm" | "transpose" | "rope" | "gemm", ...shape}`,
 with `"default_only": true` to skip the variants.
 For each workload it compiles the Triton kernel with its default configuration (what a user
 would write) and with autotune-style variants, writes each code object to OUT_DIR/<id>.<config>.hsaco
@@ -72,6 +72,28 @@ def transpose_kernel(src, dst, rows, cols, BLOCK_M: tl.constexpr, BLOCK_N: tl.co
     mask = (offs_m[:, None] < rows) & (offs_n[None, :] < cols)
     tile = tl.load(src + offs_m[:, None] * cols + offs_n[None, :], mask=mask)
     tl.store(dst + offs_n[:, None] * rows + offs_m[None, :], tl.trans(tile), mask=tl.trans(mask))
+
+
+@triton.jit
+def rope_kernel(x, positions, heads, head_dim, theta,
+                ROTARY: tl.constexpr, BLOCK_H: tl.constexpr):
+    # GPT-NeoX RoPE in place: BLOCK_H heads of one token per program; pair j is elements j and
+    # j + ROTARY / 2, turned by position * theta^(-2j / ROTARY).
+    token = tl.program_id(0)
+    HALF: tl.constexpr = ROTARY // 2
+    j = tl.arange(0, HALF)
+    h = tl.program_id(1) * BLOCK_H + tl.arange(0, BLOCK_H)
+    position = tl.load(positions + token).to(tl.float32)
+    inv_freq = tl.exp2(j.to(tl.float32) * (-2.0 * tl.log2(theta) / ROTARY))
+    angle = position * inv_freq
+    cos = tl.cos(angle)[None, :]
+    sin = tl.sin(angle)[None, :]
+    first = x + token * heads * head_dim + h[:, None] * head_dim + j[None, :]
+    mask = h[:, None] < heads
+    a = tl.load(first, mask=mask).to(tl.float32)
+    b = tl.load(first + HALF, mask=mask).to(tl.float32)
+    tl.store(first, (a * cos - b * sin).to(x.dtype.element_ty), mask=mask)
+    tl.store(first + HALF, (a * sin + b * cos).to(x.dtype.element_ty), mask=mask)
 
 
 @triton.jit
@@ -206,6 +228,19 @@ def family_configs(w):
                         grid=[cdiv(cols, bn), cdiv(rows, bm), 1])
                    for name, bm, bn, warps in tiles]
         return transpose_kernel, args, configs
+    if family == "rope":
+        tokens, heads, head_dim = w["tokens"], w["heads"], w["head_dim"]
+        args = [("x", "*" + TRITON_TYPE[w["dtype"]], None), ("positions", "*u32", None),
+                ("heads", "i32", heads), ("head_dim", "i32", head_dim),
+                ("theta", "fp32", w["theta"])]
+        # Default: every head of a token in one program, 4 warps.
+        all_heads = next_power_of_2(heads)
+        shapes = [("default", all_heads, 4), ("h1w1", 1, 1), ("h4w1", 4, 1), ("h8w2", 8, 2),
+                  ("h16w4", 16, 4), (f"h{all_heads}w8", all_heads, 8)]
+        configs = [dict(name=name, ROTARY=w["rotary_dim"], BLOCK_H=bh, num_warps=warps,
+                        grid=[tokens, cdiv(heads, bh), 1])
+                   for name, bh, warps in shapes]
+        return rope_kernel, args, configs
     if family in ("softmax", "rmsnorm", "layernorm", "row_sum"):
         rows, cols = w["rows"], w["cols"]
         t = "*" + TRITON_TYPE[w["dtype"]]

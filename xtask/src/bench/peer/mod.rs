@@ -42,10 +42,10 @@ pub struct Options {
 
 /// The workloads at the requested shapes.
 fn ops(options: &Options) -> Vec<Op> {
-    let (n, rows, cols, side, square) = if options.smoke {
-        (1 << 14, 4, 512, 128, 128)
+    let (n, rows, cols, side, square, tokens) = if options.smoke {
+        (1 << 14, 4, 512, 128, 128, 4)
     } else {
-        (1 << 20, 64, 4096, 256, 2048)
+        (1 << 20, 64, 4096, 256, 2048, 256)
     };
     let mut ops = vec![
         Op::Add { n },
@@ -69,6 +69,11 @@ fn ops(options: &Options) -> Vec<Op> {
         Op::Transpose {
             rows: square,
             cols: square,
+        },
+        Op::Rope {
+            tokens,
+            heads: 32,
+            head_dim: 128,
         },
         Op::Softmax {
             dtype: Dtype::F16,

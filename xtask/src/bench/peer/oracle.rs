@@ -97,6 +97,45 @@ pub fn row_sums(x: &[f64], cols: usize) -> Vec<Expected> {
         .collect()
 }
 
+/// GPT-NeoX RoPE of `x` (`[tokens, heads, head_dim]`, every element rotated): pair `j` of a
+/// head (elements `j` and `j + head_dim / 2`) of the token at position `p` turns by
+/// `p * theta^(-2j / head_dim)`.
+pub fn rope_neox(
+    x: &[f64],
+    positions: &[u32],
+    heads: usize,
+    head_dim: usize,
+    theta: f64,
+) -> Vec<Expected> {
+    let half = head_dim / 2;
+    let mut out = vec![
+        Expected {
+            value: 0.0,
+            magnitude: 0.0
+        };
+        x.len()
+    ];
+    for (t, &p) in positions.iter().enumerate() {
+        for h in 0..heads {
+            let base = (t * heads + h) * head_dim;
+            for j in 0..half {
+                let angle = f64::from(p) * theta.powf(-2.0 * j as f64 / head_dim as f64);
+                let (sin, cos) = angle.sin_cos();
+                let (a, b) = (x[base + j], x[base + j + half]);
+                out[base + j] = Expected {
+                    value: a * cos - b * sin,
+                    magnitude: (a * cos).abs() + (b * sin).abs(),
+                };
+                out[base + j + half] = Expected {
+                    value: a * sin + b * cos,
+                    magnitude: (a * sin).abs() + (b * cos).abs(),
+                };
+            }
+        }
+    }
+    out
+}
+
 /// Softmax of each row of `cols` elements.
 pub fn softmax(x: &[f64], cols: usize) -> Vec<Expected> {
     x.chunks(cols)

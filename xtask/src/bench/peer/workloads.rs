@@ -5,7 +5,7 @@
 use super::oracle::{self, Expected, Tolerance};
 use crate::report::workloads::{Demand, Family, Math};
 use anyhow::{Context, Result, bail};
-use iron::library::{Epilogue, GemmShape, Layout, Library, bf16, f16};
+use iron::library::{Epilogue, GemmShape, Layout, Library, RopeShape, RopeStyle, bf16, f16};
 use iron::{Device, DeviceBuffer, Stream};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
@@ -69,6 +69,13 @@ pub enum Op {
     RowSum { rows: usize, cols: usize },
     /// `dst = src^T` for an f32 `[rows, cols]` row-major `src`.
     Transpose { rows: usize, cols: usize },
+    /// GPT-NeoX RoPE in place on f16 `[tokens, heads, head_dim]`, every element rotated
+    /// (`rotary_dim = head_dim`), a u32 position per token, base [`ROPE_THETA`].
+    Rope {
+        tokens: usize,
+        heads: usize,
+        head_dim: usize,
+    },
     /// Softmax over each row.
     Softmax {
         dtype: Dtype,
@@ -85,6 +92,10 @@ pub enum Op {
 
 /// The RMSNorm epsilon, both sides.
 const RMS_EPS: f32 = 1e-6;
+/// The RoPE base, both sides.
+const ROPE_THETA: f32 = 10000.0;
+/// RoPE positions are drawn from `0..ROPE_MAX_POSITION`.
+const ROPE_MAX_POSITION: u32 = 2048;
 /// The LayerNorm epsilon, both sides.
 const LN_EPS: f32 = 1e-5;
 
@@ -97,6 +108,11 @@ impl Op {
             Op::Sum { n } => format!("sum_f32_{n}"),
             Op::RowSum { rows, cols } => format!("row_sum_f32_{rows}x{cols}"),
             Op::Transpose { rows, cols } => format!("transpose_f32_{rows}x{cols}"),
+            Op::Rope {
+                tokens,
+                heads,
+                head_dim,
+            } => format!("rope_neox_f16_{tokens}x{heads}x{head_dim}"),
             Op::Softmax { dtype, rows, cols } => format!("softmax_{}_{rows}x{cols}", dtype.name()),
             Op::RmsNorm { rows, cols } => format!("rmsnorm_f16_{rows}x{cols}"),
             Op::LayerNorm { rows, cols } => format!("layernorm_f16_{rows}x{cols}"),
@@ -117,6 +133,11 @@ impl Op {
             Op::Sum { n } => format!("sum f32 n={n}"),
             Op::RowSum { rows, cols } => format!("row sum f32 {rows}x{cols}"),
             Op::Transpose { rows, cols } => format!("transpose f32 {rows}x{cols}"),
+            Op::Rope {
+                tokens,
+                heads,
+                head_dim,
+            } => format!("rope NeoX f16 {tokens}x{heads}x{head_dim}"),
             Op::Softmax { dtype, rows, cols } => format!("softmax {} {rows}x{cols}", dtype.name()),
             Op::RmsNorm { rows, cols } => format!("rmsnorm f16 {rows}x{cols}"),
             Op::LayerNorm { rows, cols } => format!("layernorm f16 {rows}x{cols}"),
@@ -139,6 +160,7 @@ impl Op {
             Op::Sum { .. } => Family::Reduction,
             Op::RowSum { .. } => Family::RowReduction,
             Op::Transpose { .. } => Family::Transpose,
+            Op::Rope { .. } => Family::Rope,
             Op::Softmax { .. } => Family::Softmax,
             Op::RmsNorm { .. } | Op::LayerNorm { .. } => Family::Norm,
             Op::Gemm { .. } => Family::Gemm,
@@ -157,6 +179,13 @@ impl Op {
                 "rows": rows, "cols": cols}),
             Op::Transpose { rows, cols } => json!({"id": id, "family": "transpose",
                 "dtype": "f32", "rows": rows, "cols": cols}),
+            Op::Rope {
+                tokens,
+                heads,
+                head_dim,
+            } => json!({"id": id, "family": "rope", "dtype": "f16", "tokens": tokens,
+                "heads": heads, "head_dim": head_dim, "rotary_dim": head_dim,
+                "theta": ROPE_THETA}),
             Op::Softmax { dtype, rows, cols } => json!({"id": id, "family": "softmax",
                 "dtype": dtype.name(), "rows": rows, "cols": cols}),
             Op::RmsNorm { rows, cols } => json!({"id": id, "family": "rmsnorm", "dtype": "f16",
@@ -187,6 +216,14 @@ impl Op {
                 vector(4 * (n + rows) as u64, n as u64, n)
             }
             Op::Transpose { rows, cols } => vector(8 * (rows * cols) as u64, 0, rows * cols),
+            Op::Rope {
+                tokens,
+                heads,
+                head_dim,
+            } => {
+                let n = tokens * heads * head_dim;
+                vector(4 * n as u64 + 4 * tokens as u64, 3 * n as u64, n)
+            }
             Op::Softmax { dtype, rows, cols } => {
                 let n = rows * cols;
                 vector(2 * dtype.size() * n as u64, 4 * n as u64, n)
@@ -218,6 +255,7 @@ pub enum Buf {
     F32(DeviceBuffer<f32>),
     F16(DeviceBuffer<f16>),
     Bf16(DeviceBuffer<bf16>),
+    U32(DeviceBuffer<u32>),
 }
 
 impl Buf {
@@ -245,6 +283,7 @@ impl Buf {
             Buf::F32(b) => b.address(),
             Buf::F16(b) => b.address(),
             Buf::Bf16(b) => b.address(),
+            Buf::U32(b) => b.address(),
         }
     }
 
@@ -254,6 +293,7 @@ impl Buf {
             Buf::F32(b) => b.copy_from_slice(&vec![f32::NAN; b.len()])?,
             Buf::F16(b) => b.copy_from_slice(&vec![f16::NAN; b.len()])?,
             Buf::Bf16(b) => b.copy_from_slice(&vec![bf16::NAN; b.len()])?,
+            Buf::U32(b) => b.copy_from_slice(&vec![u32::MAX; b.len()])?,
         }
         Ok(())
     }
@@ -264,6 +304,7 @@ impl Buf {
             Buf::F32(b) => b.to_vec()?.into_iter().map(f64::from).collect(),
             Buf::F16(b) => b.to_vec()?.into_iter().map(f64::from).collect(),
             Buf::Bf16(b) => b.to_vec()?.into_iter().map(f64::from).collect(),
+            Buf::U32(b) => b.to_vec()?.into_iter().map(f64::from).collect(),
         })
     }
 
@@ -273,6 +314,7 @@ impl Buf {
             Buf::F32(_) => "f32",
             Buf::F16(_) => "f16",
             Buf::Bf16(_) => "bf16",
+            Buf::U32(_) => "u32",
         }
     }
 
@@ -287,6 +329,13 @@ impl Buf {
         match self {
             Buf::F16(b) => Ok(b),
             b => bail!("an {} buffer where f16 was expected", b.type_name()),
+        }
+    }
+
+    fn u32(&self) -> Result<&DeviceBuffer<u32>> {
+        match self {
+            Buf::U32(b) => Ok(b),
+            b => bail!("an {} buffer where u32 was expected", b.type_name()),
         }
     }
 
@@ -307,6 +356,9 @@ pub struct Prepared {
     pub expected: Vec<Expected>,
     pub tolerance: Tolerance,
     pub demand: Demand,
+    /// For an in-place operation, the output's contents before it runs (restored instead of
+    /// poisoning).
+    pub initial: Option<Vec<f64>>,
 }
 
 /// `n` seeded values in `[-4, 4)`, exactly representable in `dtype`.
@@ -328,6 +380,7 @@ impl Prepared {
             .fold(0x1205u64, |h, b| h.wrapping_mul(31) ^ u64::from(b));
         let rng = &mut StdRng::seed_from_u64(seed);
         let up = |dtype, v: &[f64]| Buf::upload(device, dtype, v);
+        let mut initial = None;
         let (inputs, output, expected, tolerance) = match op {
             Op::Add { n } => {
                 let (x, y) = (values(rng, n, Dtype::F32), values(rng, n, Dtype::F32));
@@ -375,6 +428,25 @@ impl Prepared {
                     expected,
                     Tolerance::EXACT,
                 )
+            }
+            Op::Rope {
+                tokens,
+                heads,
+                head_dim,
+            } => {
+                let x = values(rng, tokens * heads * head_dim, Dtype::F16);
+                let positions: Vec<u32> = (0..tokens)
+                    .map(|_| rng.random_range(0..ROPE_MAX_POSITION))
+                    .collect();
+                let expected =
+                    oracle::rope_neox(&x, &positions, heads, head_dim, f64::from(ROPE_THETA));
+                let inputs = vec![(
+                    "positions",
+                    Buf::U32(DeviceBuffer::from_slice(device, &positions)?),
+                )];
+                // In place: the output starts as the input, restored before every run.
+                initial = Some(x.clone());
+                (inputs, ("x", up(Dtype::F16, &x)?), expected, Tolerance::F16)
             }
             Op::Softmax { dtype, rows, cols } => {
                 let x = values(rng, rows * cols, dtype);
@@ -424,6 +496,7 @@ impl Prepared {
             expected,
             tolerance,
             demand: op.demand(),
+            initial,
         })
     }
 
@@ -436,9 +509,17 @@ impl Prepared {
             .map(|(_, b)| b)
     }
 
-    /// Poisons the output, or fails.
+    /// Poisons the output (restores an in-place operation's input), or fails.
     pub fn poison(&mut self) -> Result<()> {
-        self.output.1.poison()
+        match (&self.initial, &mut self.output.1) {
+            (Some(x), Buf::F16(b)) => {
+                let v: Vec<f16> = x.iter().map(|&v| f16::from_f32(v as f32)).collect();
+                b.copy_from_slice(&v)?;
+                Ok(())
+            }
+            (Some(_), b) => bail!("restoring an in-place {} buffer", b.type_name()),
+            (None, b) => b.poison(),
+        }
     }
 
     /// Zeroes the output (for a kernel that accumulates into it).
@@ -447,6 +528,7 @@ impl Prepared {
             Buf::F32(b) => b.copy_from_slice(&vec![0.0; b.len()])?,
             Buf::F16(b) => b.copy_from_slice(&vec![f16::ZERO; b.len()])?,
             Buf::Bf16(b) => b.copy_from_slice(&vec![bf16::ZERO; b.len()])?,
+            Buf::U32(b) => b.copy_from_slice(&vec![0; b.len()])?,
         }
         Ok(())
     }
@@ -505,6 +587,23 @@ fn iron_into(
         }
         (Op::Transpose { rows, cols }, Buf::F32(out)) => {
             lib.transpose(stream, x("src")?.f32()?, out, rows, cols)?
+        }
+        (
+            Op::Rope {
+                tokens,
+                heads,
+                head_dim,
+            },
+            Buf::F16(out),
+        ) => {
+            let shape = RopeShape {
+                tokens,
+                heads,
+                head_dim,
+                rotary_dim: head_dim,
+            };
+            let positions = x("positions")?.u32()?;
+            lib.rope(stream, out, positions, shape, ROPE_THETA, RopeStyle::NeoX)?
         }
         (Op::Softmax { rows, cols, .. }, Buf::F32(out)) => {
             lib.softmax(stream, x("x")?.f32()?, out, rows, cols)?
