@@ -87,18 +87,20 @@ fn ops(options: &Options) -> Vec<Op> {
         },
         Op::RmsNorm { rows, cols },
         Op::LayerNorm { rows, cols },
-        Op::Gemm {
-            side,
-            b_col_major: false,
-        },
-        Op::Gemm {
-            side,
-            b_col_major: true,
-        },
     ];
+    for dtype in [Dtype::F16, Dtype::Bf16] {
+        for b_col_major in [false, true] {
+            ops.push(Op::Gemm {
+                dtype,
+                side,
+                b_col_major,
+            });
+        }
+    }
     if options.large {
         for b_col_major in [false, true] {
             ops.push(Op::Gemm {
+                dtype: Dtype::F16,
                 side: 1024,
                 b_col_major,
             });

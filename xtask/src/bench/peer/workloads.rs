@@ -86,8 +86,12 @@ pub enum Op {
     RmsNorm { rows: usize, cols: usize },
     /// LayerNorm (f16) over each row.
     LayerNorm { rows: usize, cols: usize },
-    /// `C (f32) = A B`, f16 inputs, A row-major, B row- or column-major.
-    Gemm { side: usize, b_col_major: bool },
+    /// `C (f32) = A B`, f16 or bf16 inputs, A row-major, B row- or column-major.
+    Gemm {
+        dtype: Dtype,
+        side: usize,
+        b_col_major: bool,
+    },
 }
 
 /// The RMSNorm epsilon, both sides.
@@ -116,9 +120,14 @@ impl Op {
             Op::Softmax { dtype, rows, cols } => format!("softmax_{}_{rows}x{cols}", dtype.name()),
             Op::RmsNorm { rows, cols } => format!("rmsnorm_f16_{rows}x{cols}"),
             Op::LayerNorm { rows, cols } => format!("layernorm_f16_{rows}x{cols}"),
-            Op::Gemm { side, b_col_major } => {
+            Op::Gemm {
+                dtype,
+                side,
+                b_col_major,
+            } => {
                 format!(
-                    "gemm_f16_f32_{side}_b{}",
+                    "gemm_{}_f32_{side}_b{}",
+                    dtype.name(),
                     if b_col_major { "col" } else { "row" }
                 )
             }
@@ -141,8 +150,13 @@ impl Op {
             Op::Softmax { dtype, rows, cols } => format!("softmax {} {rows}x{cols}", dtype.name()),
             Op::RmsNorm { rows, cols } => format!("rmsnorm f16 {rows}x{cols}"),
             Op::LayerNorm { rows, cols } => format!("layernorm f16 {rows}x{cols}"),
-            Op::Gemm { side, b_col_major } => format!(
-                "gemm f16->f32 {side}^3 B {}",
+            Op::Gemm {
+                dtype,
+                side,
+                b_col_major,
+            } => format!(
+                "gemm {}->f32 {side}^3 B {}",
+                dtype.name(),
                 if b_col_major {
                     "col-major"
                 } else {
@@ -192,7 +206,11 @@ impl Op {
                 "rows": rows, "cols": cols, "eps": RMS_EPS}),
             Op::LayerNorm { rows, cols } => json!({"id": id, "family": "layernorm",
                 "dtype": "f16", "rows": rows, "cols": cols, "eps": LN_EPS}),
-            Op::Gemm { side, b_col_major } => json!({"id": id, "family": "gemm", "dtype": "f16",
+            Op::Gemm {
+                dtype,
+                side,
+                b_col_major,
+            } => json!({"id": id, "family": "gemm", "dtype": dtype.name(),
                 "out": "f32", "m": side, "n": side, "k": side,
                 "b_layout": if b_col_major { "col" } else { "row" }}),
         }
@@ -480,10 +498,14 @@ impl Prepared {
                 let expected = oracle::layernorm(&x, &w, &b, f64::from(LN_EPS));
                 (inputs, out, expected, Tolerance::F16)
             }
-            Op::Gemm { side, b_col_major } => {
+            Op::Gemm {
+                dtype,
+                side,
+                b_col_major,
+            } => {
                 let n = side * side;
-                let (a, b) = (values(rng, n, Dtype::F16), values(rng, n, Dtype::F16));
-                let inputs = vec![("a", up(Dtype::F16, &a)?), ("b", up(Dtype::F16, &b)?)];
+                let (a, b) = (values(rng, n, dtype), values(rng, n, dtype));
+                let inputs = vec![("a", up(dtype, &a)?), ("b", up(dtype, &b)?)];
                 let out = ("c", up(Dtype::F32, &vec![0.0; n])?);
                 let expected = oracle::gemm(&a, &b, (side, side, side), b_col_major);
                 (inputs, out, expected, Tolerance::F32)
@@ -619,7 +641,14 @@ fn iron_into(
             let (v, w, b) = (x("x")?.f16()?, x("weight")?.f16()?, x("bias")?.f16()?);
             lib.layernorm(stream, v, w, b, LN_EPS, out, rows, cols)?
         }
-        (Op::Gemm { side, b_col_major }, Buf::F32(out)) => {
+        (
+            Op::Gemm {
+                dtype,
+                side,
+                b_col_major,
+            },
+            Buf::F32(out),
+        ) => {
             let b_layout = if b_col_major {
                 Layout::ColMajor
             } else {
@@ -630,9 +659,14 @@ fn iron_into(
                 n: side,
                 k: side,
             };
-            let a = (x("a")?.f16()?, Layout::RowMajor);
-            let b = (x("b")?.f16()?, b_layout);
-            lib.gemm(stream, a, b, out, shape, Epilogue::default())?
+            let e = Epilogue::default();
+            if dtype == Dtype::Bf16 {
+                let (a, b) = (x("a")?.bf16()?, x("b")?.bf16()?);
+                lib.gemm(stream, (a, Layout::RowMajor), (b, b_layout), out, shape, e)?
+            } else {
+                let (a, b) = (x("a")?.f16()?, x("b")?.f16()?);
+                lib.gemm(stream, (a, Layout::RowMajor), (b, b_layout), out, shape, e)?
+            }
         }
         (op, _) => bail!("{}: the output buffer has the wrong type", op.label()),
     }
