@@ -6,7 +6,7 @@
 
 REQUEST.json is `{"gfx": "gfx942", "wave": 64, "workloads": [...]}`, each workload
 `{"id": "...", "family": "add" | "cast" | "sum" | "row_sum" | "softmax" | "rmsnorm" |
-"layernorm" | "transpose" | "rope" | "gemm", ...shape}`,
+"layernorm" | "transpose" | "rope" | "gemm" | "gemm_fp8", ...shape}`,
 with `"default_only": true` to skip the variants.
 For each workload it compiles the Triton kernel with its default configuration (what a user
 would write) and with autotune-style variants, writes each code object to OUT_DIR/<id>.<config>.hsaco
@@ -168,7 +168,45 @@ def gemm_kernel(a, b, c, M, N, K,
     tl.store(c_ptrs, acc.to(c.dtype.element_ty), mask=c_mask)
 
 
-TRITON_TYPE = {"f32": "fp32", "f16": "fp16", "bf16": "bf16"}
+@triton.jit
+def gemm_scaled_kernel(a, b, c, M, N, K,
+                       stride_am, stride_ak, stride_bk, stride_bn, stride_cm, stride_cn,
+                       scale_a, scale_b,
+                       BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr,
+                       GROUP_M: tl.constexpr):
+    # The tutorial's kernel on FP8 operands with one scale per tensor, applied to the
+    # accumulator.
+    pid = tl.program_id(0)
+    num_pid_m = tl.cdiv(M, BLOCK_M)
+    num_pid_n = tl.cdiv(N, BLOCK_N)
+    num_pid_in_group = GROUP_M * num_pid_n
+    group_id = pid // num_pid_in_group
+    first_pid_m = group_id * GROUP_M
+    group_size_m = min(num_pid_m - first_pid_m, GROUP_M)
+    pid_m = first_pid_m + ((pid % num_pid_in_group) % group_size_m)
+    pid_n = (pid % num_pid_in_group) // group_size_m
+    offs_am = (pid_m * BLOCK_M + tl.arange(0, BLOCK_M)) % M
+    offs_bn = (pid_n * BLOCK_N + tl.arange(0, BLOCK_N)) % N
+    offs_k = tl.arange(0, BLOCK_K)
+    a_ptrs = a + (offs_am[:, None] * stride_am + offs_k[None, :] * stride_ak)
+    b_ptrs = b + (offs_k[:, None] * stride_bk + offs_bn[None, :] * stride_bn)
+    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+    for k in range(0, tl.cdiv(K, BLOCK_K)):
+        a_tile = tl.load(a_ptrs, mask=offs_k[None, :] < K - k * BLOCK_K, other=0.0)
+        b_tile = tl.load(b_ptrs, mask=offs_k[:, None] < K - k * BLOCK_K, other=0.0)
+        acc = tl.dot(a_tile, b_tile, acc)
+        a_ptrs += BLOCK_K * stride_ak
+        b_ptrs += BLOCK_K * stride_bk
+    acc = acc * (scale_a * scale_b)
+    offs_cm = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
+    offs_cn = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
+    c_ptrs = c + stride_cm * offs_cm[:, None] + stride_cn * offs_cn[None, :]
+    c_mask = (offs_cm[:, None] < M) & (offs_cn[None, :] < N)
+    tl.store(c_ptrs, acc.to(c.dtype.element_ty), mask=c_mask)
+
+
+TRITON_TYPE = {"f32": "fp32", "f16": "fp16", "bf16": "bf16", "u32": "u32",
+               "fp8e4b8": "fp8e4b8", "fp8e4nv": "fp8e4nv"}
 
 
 def next_power_of_2(n):
@@ -261,7 +299,7 @@ def family_configs(w):
         for c in configs:
             c["grid"] = [rows, 1, 1]
         return kernel, args, configs
-    if family == "gemm":
+    if family in ("gemm", "gemm_fp8"):
         m, n, k = w["m"], w["n"], w["k"]
         t = "*" + TRITON_TYPE[w["dtype"]]
         o = "*" + TRITON_TYPE[w["out"]]
@@ -272,6 +310,10 @@ def family_configs(w):
                 ("stride_am", "i32", k), ("stride_ak", "i32", 1),
                 ("stride_bk", "i32", stride_bk), ("stride_bn", "i32", stride_bn),
                 ("stride_cm", "i32", n), ("stride_cn", "i32", 1)]
+        kernel = gemm_kernel
+        if family == "gemm_fp8":
+            args += [("scale_a", "fp32", w["scale_a"]), ("scale_b", "fp32", w["scale_b"])]
+            kernel = gemm_scaled_kernel
         # The issue measured Triton's tutorial tile: 128x128x64, 4 warps, GROUP_M 8.
         tiles = [("default", 128, 128, 64, 4, 2),
                  ("64x64x64w4", 64, 64, 64, 4, 2), ("64x64x32w4", 64, 64, 32, 4, 2),
@@ -282,7 +324,7 @@ def family_configs(w):
             configs.append(dict(name=name, BLOCK_M=bm, BLOCK_N=bn, BLOCK_K=bk, GROUP_M=8,
                                 num_warps=warps, num_stages=stages,
                                 grid=[cdiv(m, bm) * cdiv(n, bn), 1, 1]))
-        return gemm_kernel, args, configs
+        return kernel, args, configs
     raise ValueError(f"unknown family {family}")
 
 

@@ -97,6 +97,9 @@ fn ops(options: &Options) -> Vec<Op> {
             });
         }
     }
+    for fnuz in [true, false] {
+        ops.push(Op::GemmFp8 { side, fnuz });
+    }
     if options.large {
         for b_col_major in [false, true] {
             ops.push(Op::Gemm {
@@ -124,13 +127,7 @@ pub fn run(root: &Path, options: &Options) -> Result<()> {
     let peer_dir = build::target_dir(root).join("iron/peer");
     let triton = triton_env::prepare(&peer_dir)?;
     let script = root.join("xtask/src/bench/peer/kernels.py");
-    let ops = ops(options);
-    let mut requests: Vec<serde_json::Value> = ops.iter().map(|op| op.request()).collect();
-    if options.smoke {
-        for r in &mut requests {
-            r["default_only"] = true.into();
-        }
-    }
+    let all_ops = ops(options);
     let mut results = Results {
         triton_version: String::new(),
         fp_fusion: triton_env::FP_FUSION.into(),
@@ -140,6 +137,17 @@ pub fn run(root: &Path, options: &Options) -> Result<()> {
     for target in &targets {
         let label = target.dir_name();
         let gfx_started = Instant::now();
+        let ops: Vec<Op> = all_ops
+            .iter()
+            .copied()
+            .filter(|op| op.runs_on(target.gfx.name))
+            .collect();
+        let mut requests: Vec<serde_json::Value> = ops.iter().map(|op| op.request()).collect();
+        if options.smoke {
+            for r in &mut requests {
+                r["default_only"] = true.into();
+            }
+        }
         eprintln!("peer: {target}: compiling the Triton kernels");
         let manifest = triton.compile(
             &script,

@@ -5,7 +5,11 @@
 use super::oracle::{self, Expected, Tolerance};
 use crate::report::workloads::{Demand, Family, Math};
 use anyhow::{Context, Result, bail};
-use iron::library::{Epilogue, GemmShape, Layout, Library, RopeShape, RopeStyle, bf16, f16};
+use iron::library::quant::element::ElementFormat;
+use iron::library::quant::fp8::{E4M3Fn, E4M3Fnuz};
+use iron::library::{
+    Epilogue, Fp8Format, Fp8Matrix, GemmShape, Layout, Library, RopeShape, RopeStyle, bf16, f16,
+};
 use iron::{Device, DeviceBuffer, Stream};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
@@ -76,6 +80,10 @@ pub enum Op {
         heads: usize,
         head_dim: usize,
     },
+    /// `C (f32) = (scale_a A) (scale_b B)`, FP8 E4M3 codes (FNUZ, gfx942's, or OCP), A
+    /// row-major `[m, k]`, B column-major (`[n, k]`), one f32 scale per tensor
+    /// ([`FP8_SCALES`]).
+    GemmFp8 { side: usize, fnuz: bool },
     /// Softmax over each row.
     Softmax {
         dtype: Dtype,
@@ -100,6 +108,8 @@ const RMS_EPS: f32 = 1e-6;
 const ROPE_THETA: f32 = 10000.0;
 /// RoPE positions are drawn from `0..ROPE_MAX_POSITION`.
 const ROPE_MAX_POSITION: u32 = 2048;
+/// The FP8 GEMM's tensor scales of A and B, both sides.
+const FP8_SCALES: (f32, f32) = (0.5, 0.25);
 /// The LayerNorm epsilon, both sides.
 const LN_EPS: f32 = 1e-5;
 
@@ -117,6 +127,7 @@ impl Op {
                 heads,
                 head_dim,
             } => format!("rope_neox_f16_{tokens}x{heads}x{head_dim}"),
+            Op::GemmFp8 { side, fnuz } => format!("gemm_{}_f32_{side}", fp8_name(fnuz)),
             Op::Softmax { dtype, rows, cols } => format!("softmax_{}_{rows}x{cols}", dtype.name()),
             Op::RmsNorm { rows, cols } => format!("rmsnorm_f16_{rows}x{cols}"),
             Op::LayerNorm { rows, cols } => format!("layernorm_f16_{rows}x{cols}"),
@@ -147,6 +158,9 @@ impl Op {
                 heads,
                 head_dim,
             } => format!("rope NeoX f16 {tokens}x{heads}x{head_dim}"),
+            Op::GemmFp8 { side, fnuz } => {
+                format!("gemm {}->f32 {side}^3 B col-major", fp8_name(fnuz))
+            }
             Op::Softmax { dtype, rows, cols } => format!("softmax {} {rows}x{cols}", dtype.name()),
             Op::RmsNorm { rows, cols } => format!("rmsnorm f16 {rows}x{cols}"),
             Op::LayerNorm { rows, cols } => format!("layernorm f16 {rows}x{cols}"),
@@ -166,6 +180,16 @@ impl Op {
         }
     }
 
+    /// Whether the operation belongs on `gfx`: FP8 GEMM where the gfx has its format in
+    /// hardware (FNUZ on gfx942, OCP on gfx950 and gfx1201), everything else everywhere.
+    pub fn runs_on(self, gfx: &str) -> bool {
+        match self {
+            Op::GemmFp8 { fnuz: true, .. } => gfx == "gfx942",
+            Op::GemmFp8 { fnuz: false, .. } => matches!(gfx, "gfx950" | "gfx1201"),
+            _ => true,
+        }
+    }
+
     /// The report's family of the operation.
     pub fn family(self) -> Family {
         match self {
@@ -177,7 +201,7 @@ impl Op {
             Op::Rope { .. } => Family::Rope,
             Op::Softmax { .. } => Family::Softmax,
             Op::RmsNorm { .. } | Op::LayerNorm { .. } => Family::Norm,
-            Op::Gemm { .. } => Family::Gemm,
+            Op::Gemm { .. } | Op::GemmFp8 { .. } => Family::Gemm,
         }
     }
 
@@ -200,6 +224,10 @@ impl Op {
             } => json!({"id": id, "family": "rope", "dtype": "f16", "tokens": tokens,
                 "heads": heads, "head_dim": head_dim, "rotary_dim": head_dim,
                 "theta": ROPE_THETA}),
+            Op::GemmFp8 { side, fnuz } => json!({"id": id, "family": "gemm_fp8",
+                "dtype": if fnuz { "fp8e4b8" } else { "fp8e4nv" }, "out": "f32",
+                "m": side, "n": side, "k": side, "b_layout": "col",
+                "scale_a": FP8_SCALES.0, "scale_b": FP8_SCALES.1}),
             Op::Softmax { dtype, rows, cols } => json!({"id": id, "family": "softmax",
                 "dtype": dtype.name(), "rows": rows, "cols": cols}),
             Op::RmsNorm { rows, cols } => json!({"id": id, "family": "rmsnorm", "dtype": "f16",
@@ -254,6 +282,16 @@ impl Op {
                 let n = rows * cols;
                 vector(4 * n as u64 + 4 * cols as u64, 7 * n as u64, n)
             }
+            Op::GemmFp8 { side, .. } => {
+                let s = side as u64;
+                Demand {
+                    label: self.label(),
+                    min_bytes: 2 * s * s + 4 * s * s,
+                    flops: 2 * s * s * s,
+                    elements: s * s,
+                    math: Math::Matrix8,
+                }
+            }
             Op::Gemm { side, .. } => {
                 let s = side as u64;
                 Demand {
@@ -274,6 +312,7 @@ pub enum Buf {
     F16(DeviceBuffer<f16>),
     Bf16(DeviceBuffer<bf16>),
     U32(DeviceBuffer<u32>),
+    U8(DeviceBuffer<u8>),
 }
 
 impl Buf {
@@ -302,6 +341,7 @@ impl Buf {
             Buf::F16(b) => b.address(),
             Buf::Bf16(b) => b.address(),
             Buf::U32(b) => b.address(),
+            Buf::U8(b) => b.address(),
         }
     }
 
@@ -312,6 +352,7 @@ impl Buf {
             Buf::F16(b) => b.copy_from_slice(&vec![f16::NAN; b.len()])?,
             Buf::Bf16(b) => b.copy_from_slice(&vec![bf16::NAN; b.len()])?,
             Buf::U32(b) => b.copy_from_slice(&vec![u32::MAX; b.len()])?,
+            Buf::U8(b) => b.copy_from_slice(&vec![u8::MAX; b.len()])?,
         }
         Ok(())
     }
@@ -323,6 +364,7 @@ impl Buf {
             Buf::F16(b) => b.to_vec()?.into_iter().map(f64::from).collect(),
             Buf::Bf16(b) => b.to_vec()?.into_iter().map(f64::from).collect(),
             Buf::U32(b) => b.to_vec()?.into_iter().map(f64::from).collect(),
+            Buf::U8(b) => b.to_vec()?.into_iter().map(f64::from).collect(),
         })
     }
 
@@ -333,6 +375,7 @@ impl Buf {
             Buf::F16(_) => "f16",
             Buf::Bf16(_) => "bf16",
             Buf::U32(_) => "u32",
+            Buf::U8(_) => "u8",
         }
     }
 
@@ -347,6 +390,13 @@ impl Buf {
         match self {
             Buf::F16(b) => Ok(b),
             b => bail!("an {} buffer where f16 was expected", b.type_name()),
+        }
+    }
+
+    fn u8(&self) -> Result<&DeviceBuffer<u8>> {
+        match self {
+            Buf::U8(b) => Ok(b),
+            b => bail!("an {} buffer where u8 was expected", b.type_name()),
         }
     }
 
@@ -377,6 +427,34 @@ pub struct Prepared {
     /// For an in-place operation, the output's contents before it runs (restored instead of
     /// poisoning).
     pub initial: Option<Vec<f64>>,
+}
+
+/// The FP8 E4M3 format's name: FNUZ (gfx942) or OCP.
+fn fp8_name(fnuz: bool) -> &'static str {
+    if fnuz { "fp8 e4m3fnuz" } else { "fp8 e4m3fn" }
+}
+
+/// The value of an FP8 E4M3 code.
+fn fp8_value(code: u8, fnuz: bool) -> f64 {
+    f64::from(if fnuz {
+        E4M3Fnuz::decode_to_f32(code)
+    } else {
+        E4M3Fn::decode_to_f32(code)
+    })
+}
+
+/// `n` seeded FP8 E4M3 codes of values in `[-4, 4)`.
+fn fp8_codes(rng: &mut StdRng, n: usize, fnuz: bool) -> Vec<u8> {
+    (0..n)
+        .map(|_| {
+            let v: f32 = rng.random_range(-4.0..4.0);
+            if fnuz {
+                E4M3Fnuz::encode_from_f32(v)
+            } else {
+                E4M3Fn::encode_from_f32(v)
+            }
+        })
+        .collect()
 }
 
 /// `n` seeded values in `[-4, 4)`, exactly representable in `dtype`.
@@ -466,6 +544,22 @@ impl Prepared {
                 initial = Some(x.clone());
                 (inputs, ("x", up(Dtype::F16, &x)?), expected, Tolerance::F16)
             }
+            Op::GemmFp8 { side, fnuz } => {
+                let n = side * side;
+                let (a, b) = (fp8_codes(rng, n, fnuz), fp8_codes(rng, n, fnuz));
+                let (sa, sb) = (f64::from(FP8_SCALES.0), f64::from(FP8_SCALES.1));
+                let value = |codes: &[u8], scale: f64| -> Vec<f64> {
+                    codes.iter().map(|&c| scale * fp8_value(c, fnuz)).collect()
+                };
+                let expected =
+                    oracle::gemm(&value(&a, sa), &value(&b, sb), (side, side, side), true);
+                let inputs = vec![
+                    ("a", Buf::U8(DeviceBuffer::from_slice(device, &a)?)),
+                    ("b", Buf::U8(DeviceBuffer::from_slice(device, &b)?)),
+                ];
+                let out = ("c", up(Dtype::F32, &vec![0.0; n])?);
+                (inputs, out, expected, Tolerance::F32)
+            }
             Op::Softmax { dtype, rows, cols } => {
                 let x = values(rng, rows * cols, dtype);
                 let out = ("out", up(dtype, &vec![0.0; rows * cols])?);
@@ -551,6 +645,7 @@ impl Prepared {
             Buf::F16(b) => b.copy_from_slice(&vec![f16::ZERO; b.len()])?,
             Buf::Bf16(b) => b.copy_from_slice(&vec![bf16::ZERO; b.len()])?,
             Buf::U32(b) => b.copy_from_slice(&vec![0; b.len()])?,
+            Buf::U8(b) => b.copy_from_slice(&vec![0; b.len()])?,
         }
         Ok(())
     }
@@ -626,6 +721,29 @@ fn iron_into(
             };
             let positions = x("positions")?.u32()?;
             lib.rope(stream, out, positions, shape, ROPE_THETA, RopeStyle::NeoX)?
+        }
+        (Op::GemmFp8 { side, fnuz }, Buf::F32(out)) => {
+            let format = if fnuz {
+                Fp8Format::E4M3Fnuz
+            } else {
+                Fp8Format::E4M3Fn
+            };
+            let shape = GemmShape {
+                m: side,
+                n: side,
+                k: side,
+            };
+            let a = Fp8Matrix {
+                codes: x("a")?.u8()?,
+                format,
+                scale: FP8_SCALES.0,
+            };
+            let b = Fp8Matrix {
+                codes: x("b")?.u8()?,
+                format,
+                scale: FP8_SCALES.1,
+            };
+            lib.gemm_fp8(stream, a, b, out, shape, Epilogue::default())?
         }
         (Op::Softmax { rows, cols, .. }, Buf::F32(out)) => {
             lib.softmax(stream, x("x")?.f32()?, out, rows, cols)?
