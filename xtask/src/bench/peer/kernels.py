@@ -6,7 +6,7 @@
 
 REQUEST.json is `{"gfx": "gfx942", "wave": 64, "workloads": [...]}`, each workload
 `{"id": "...", "family": "add" | "cast" | "sum" | "row_sum" | "softmax" | "rmsnorm" |
-"layernorm" | "transpose" | "rope" | "gemm" | "gemm_fp8", ...shape}`,
+"layernorm" | "transpose" | "rope" | "gemm" | "gemm_fp8" | "attention", ...shape}`,
 with `"default_only": true` to skip the variants.
 For each workload it compiles the Triton kernel with its default configuration (what a user
 would write) and with autotune-style variants, writes each code object to OUT_DIR/<id>.<config>.hsaco
@@ -205,6 +205,52 @@ def gemm_scaled_kernel(a, b, c, M, N, K,
     tl.store(c_ptrs, acc.to(c.dtype.element_ty), mask=c_mask)
 
 
+@triton.jit
+def attention_kernel(q, k, v, o, seq_q, seq_kv, sm_scale,
+                     HEAD_DIM: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
+                     CAUSAL: tl.constexpr):
+    # The flash-attention tutorial's forward pass: BLOCK_M queries of one head per program,
+    # online softmax in base 2 over BLOCK_N keys at a time, probabilities rounded to the input
+    # type for the second product; causal programs stop at their last visible key block.
+    start_m = tl.program_id(0)
+    head = tl.program_id(1)
+    offs_m = start_m * BLOCK_M + tl.arange(0, BLOCK_M)
+    offs_n = tl.arange(0, BLOCK_N)
+    offs_d = tl.arange(0, HEAD_DIM)
+    q_base = q + head * seq_q * HEAD_DIM
+    k_base = k + head * seq_kv * HEAD_DIM
+    v_base = v + head * seq_kv * HEAD_DIM
+    q_tile = tl.load(q_base + offs_m[:, None] * HEAD_DIM + offs_d[None, :],
+                     mask=offs_m[:, None] < seq_q, other=0.0)
+    m_i = tl.full([BLOCK_M], float("-inf"), dtype=tl.float32)
+    l_i = tl.zeros([BLOCK_M], dtype=tl.float32)
+    acc = tl.zeros([BLOCK_M, HEAD_DIM], dtype=tl.float32)
+    qk_scale = sm_scale * 1.44269504
+    hi = seq_kv
+    if CAUSAL:
+        hi = tl.minimum(seq_kv, (start_m + 1) * BLOCK_M + seq_kv - seq_q)
+    for start_n in range(0, hi, BLOCK_N):
+        cols = start_n + offs_n
+        k_tile = tl.load(k_base + cols[None, :] * HEAD_DIM + offs_d[:, None],
+                         mask=cols[None, :] < seq_kv, other=0.0)
+        qk = tl.dot(q_tile, k_tile) * qk_scale
+        visible = cols[None, :] < seq_kv
+        if CAUSAL:
+            visible = visible & (offs_m[:, None] + seq_kv - seq_q >= cols[None, :])
+        qk = tl.where(visible, qk, float("-inf"))
+        m_new = tl.maximum(m_i, tl.max(qk, 1))
+        p = tl.math.exp2(qk - m_new[:, None])
+        alpha = tl.math.exp2(m_i - m_new)
+        l_i = l_i * alpha + tl.sum(p, 1)
+        v_tile = tl.load(v_base + cols[:, None] * HEAD_DIM + offs_d[None, :],
+                         mask=cols[:, None] < seq_kv, other=0.0)
+        acc = tl.dot(p.to(v_tile.dtype), v_tile, acc * alpha[:, None])
+        m_i = m_new
+    acc = acc / l_i[:, None]
+    tl.store(o + head * seq_q * HEAD_DIM + offs_m[:, None] * HEAD_DIM + offs_d[None, :],
+             acc.to(o.dtype.element_ty), mask=offs_m[:, None] < seq_q)
+
+
 TRITON_TYPE = {"f32": "fp32", "f16": "fp16", "bf16": "bf16", "u32": "u32",
                "fp8e4b8": "fp8e4b8", "fp8e4nv": "fp8e4nv"}
 
@@ -325,6 +371,21 @@ def family_configs(w):
                                 num_warps=warps, num_stages=stages,
                                 grid=[cdiv(m, bm) * cdiv(n, bn), 1, 1]))
         return kernel, args, configs
+    if family == "attention":
+        seq_q, seq_kv = w["seq_q"], w["seq_kv"]
+        t = "*" + TRITON_TYPE[w["dtype"]]
+        args = [("q", t, None), ("k", t, None), ("v", t, None), ("o", t, None),
+                ("seq_q", "i32", seq_q), ("seq_kv", "i32", seq_kv),
+                ("sm_scale", "fp32", w["scale"])]
+        # The tutorial's AMD default: 128 x 64 blocks, 4 warps.
+        blocks = [("default", 128, 64, 4, 2), ("64x64w4", 64, 64, 4, 2),
+                  ("128x32w4", 128, 32, 4, 2), ("64x32w2", 64, 32, 2, 2),
+                  ("128x64w8", 128, 64, 8, 2), ("128x64w4s1", 128, 64, 4, 1)]
+        configs = [dict(name=name, HEAD_DIM=w["head_dim"], BLOCK_M=bm, BLOCK_N=bn,
+                        CAUSAL=w["causal"], num_warps=warps, num_stages=stages,
+                        grid=[cdiv(seq_q, bm), w["batch_heads"], 1])
+                   for name, bm, bn, warps, stages in blocks]
+        return attention_kernel, args, configs
     raise ValueError(f"unknown family {family}")
 
 

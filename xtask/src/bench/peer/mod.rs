@@ -42,10 +42,10 @@ pub struct Options {
 
 /// The workloads at the requested shapes.
 fn ops(options: &Options) -> Vec<Op> {
-    let (n, rows, cols, side, square, tokens) = if options.smoke {
-        (1 << 14, 4, 512, 128, 128, 4)
+    let (n, rows, cols, side, square, tokens, heads, seq) = if options.smoke {
+        (1 << 14, 4, 512, 128, 128, 4, 1, 128)
     } else {
-        (1 << 20, 64, 4096, 256, 2048, 256)
+        (1 << 20, 64, 4096, 256, 2048, 256, 8, 256)
     };
     let mut ops = vec![
         Op::Add { n },
@@ -99,6 +99,14 @@ fn ops(options: &Options) -> Vec<Op> {
     }
     for fnuz in [true, false] {
         ops.push(Op::GemmFp8 { side, fnuz });
+    }
+    for causal in [false, true] {
+        ops.push(Op::Attention {
+            heads,
+            seq,
+            head_dim: 64,
+            causal,
+        });
     }
     if options.large {
         for b_col_major in [false, true] {

@@ -136,6 +136,46 @@ pub fn rope_neox(
     out
 }
 
+/// Attention forward of every head of `q`, `k`, `v` (`[heads, seq, head_dim]` each):
+/// `O = softmax(scale Q K^T) V`, query `i` seeing keys `j <= i` when `causal`. The magnitude of
+/// an output is `sum p_j |v_j|`.
+pub fn attention(
+    q: &[f64],
+    k: &[f64],
+    v: &[f64],
+    (seq, dim): (usize, usize),
+    scale: f64,
+    causal: bool,
+) -> Vec<Expected> {
+    let mut out = Vec::with_capacity(q.len());
+    for head in 0..q.len() / (seq * dim) {
+        let at = |row: usize| (head * seq + row) * dim;
+        for i in 0..seq {
+            let keys = if causal { i + 1 } else { seq };
+            let qi = &q[at(i)..at(i) + dim];
+            let scores: Vec<f64> = (0..keys)
+                .map(|j| {
+                    let kj = &k[at(j)..at(j) + dim];
+                    scale * qi.iter().zip(kj).map(|(a, b)| a * b).sum::<f64>()
+                })
+                .collect();
+            let max = scores.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+            let e: Vec<f64> = scores.iter().map(|s| (s - max).exp()).collect();
+            let sum: f64 = e.iter().sum();
+            for d in 0..dim {
+                let (mut value, mut magnitude) = (0.0, 0.0);
+                for (j, ej) in e.iter().enumerate() {
+                    let term = ej / sum * v[at(j) + d];
+                    value += term;
+                    magnitude += term.abs();
+                }
+                out.push(Expected { value, magnitude });
+            }
+        }
+    }
+    out
+}
+
 /// Softmax of each row of `cols` elements.
 pub fn softmax(x: &[f64], cols: usize) -> Vec<Expected> {
     x.chunks(cols)

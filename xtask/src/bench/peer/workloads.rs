@@ -8,7 +8,8 @@ use anyhow::{Context, Result, bail};
 use iron::library::quant::element::ElementFormat;
 use iron::library::quant::fp8::{E4M3Fn, E4M3Fnuz};
 use iron::library::{
-    Epilogue, Fp8Format, Fp8Matrix, GemmShape, Layout, Library, RopeShape, RopeStyle, bf16, f16,
+    AttentionOptions, AttentionShape, Epilogue, Fp8Format, Fp8Matrix, GemmShape, Layout, Library,
+    RopeShape, RopeStyle, bf16, f16,
 };
 use iron::{Device, DeviceBuffer, Stream};
 use rand::rngs::StdRng;
@@ -84,6 +85,15 @@ pub enum Op {
     /// row-major `[m, k]`, B column-major (`[n, k]`), one f32 scale per tensor
     /// ([`FP8_SCALES`]).
     GemmFp8 { side: usize, fnuz: bool },
+    /// Attention forward `O = softmax(scale Q K^T (+ causal mask)) V`, f16, one batch entry,
+    /// `heads` query and KV heads, `[heads, seq, head_dim]` row-major, scale
+    /// `1 / sqrt(head_dim)`.
+    Attention {
+        heads: usize,
+        seq: usize,
+        head_dim: usize,
+        causal: bool,
+    },
     /// Softmax over each row.
     Softmax {
         dtype: Dtype,
@@ -128,6 +138,15 @@ impl Op {
                 head_dim,
             } => format!("rope_neox_f16_{tokens}x{heads}x{head_dim}"),
             Op::GemmFp8 { side, fnuz } => format!("gemm_{}_f32_{side}", fp8_name(fnuz)),
+            Op::Attention {
+                heads,
+                seq,
+                head_dim,
+                causal,
+            } => format!(
+                "attention_f16_{heads}x{seq}x{head_dim}{}",
+                if causal { "_causal" } else { "" }
+            ),
             Op::Softmax { dtype, rows, cols } => format!("softmax_{}_{rows}x{cols}", dtype.name()),
             Op::RmsNorm { rows, cols } => format!("rmsnorm_f16_{rows}x{cols}"),
             Op::LayerNorm { rows, cols } => format!("layernorm_f16_{rows}x{cols}"),
@@ -161,6 +180,15 @@ impl Op {
             Op::GemmFp8 { side, fnuz } => {
                 format!("gemm {}->f32 {side}^3 B col-major", fp8_name(fnuz))
             }
+            Op::Attention {
+                heads,
+                seq,
+                head_dim,
+                causal,
+            } => format!(
+                "attention f16 {heads}x{seq}x{head_dim}{}",
+                if causal { " causal" } else { "" }
+            ),
             Op::Softmax { dtype, rows, cols } => format!("softmax {} {rows}x{cols}", dtype.name()),
             Op::RmsNorm { rows, cols } => format!("rmsnorm f16 {rows}x{cols}"),
             Op::LayerNorm { rows, cols } => format!("layernorm f16 {rows}x{cols}"),
@@ -202,6 +230,7 @@ impl Op {
             Op::Softmax { .. } => Family::Softmax,
             Op::RmsNorm { .. } | Op::LayerNorm { .. } => Family::Norm,
             Op::Gemm { .. } | Op::GemmFp8 { .. } => Family::Gemm,
+            Op::Attention { .. } => Family::Attention,
         }
     }
 
@@ -228,6 +257,14 @@ impl Op {
                 "dtype": if fnuz { "fp8e4b8" } else { "fp8e4nv" }, "out": "f32",
                 "m": side, "n": side, "k": side, "b_layout": "col",
                 "scale_a": FP8_SCALES.0, "scale_b": FP8_SCALES.1}),
+            Op::Attention {
+                heads,
+                seq,
+                head_dim,
+                causal,
+            } => json!({"id": id, "family": "attention", "dtype": "f16", "batch_heads": heads,
+                "seq_q": seq, "seq_kv": seq, "head_dim": head_dim, "causal": causal,
+                "scale": attention_scale(head_dim)}),
             Op::Softmax { dtype, rows, cols } => json!({"id": id, "family": "softmax",
                 "dtype": dtype.name(), "rows": rows, "cols": cols}),
             Op::RmsNorm { rows, cols } => json!({"id": id, "family": "rmsnorm", "dtype": "f16",
@@ -281,6 +318,24 @@ impl Op {
             Op::LayerNorm { rows, cols } => {
                 let n = rows * cols;
                 vector(4 * n as u64 + 4 * cols as u64, 7 * n as u64, n)
+            }
+            Op::Attention {
+                heads,
+                seq,
+                head_dim,
+                causal,
+            } => {
+                let (h, s, d) = (heads as u64, seq as u64, head_dim as u64);
+                // Q, K, V read and O written once; two matrix products per head, halved when
+                // causal.
+                let flops = 4 * h * s * s * d / if causal { 2 } else { 1 };
+                Demand {
+                    label: self.label(),
+                    min_bytes: 4 * 2 * h * s * d,
+                    flops,
+                    elements: h * s * d,
+                    math: Math::Matrix16,
+                }
             }
             Op::GemmFp8 { side, .. } => {
                 let s = side as u64;
@@ -429,6 +484,11 @@ pub struct Prepared {
     pub initial: Option<Vec<f64>>,
 }
 
+/// The attention scale, both sides: `1 / sqrt(head_dim)`.
+fn attention_scale(head_dim: usize) -> f32 {
+    1.0 / (head_dim as f32).sqrt()
+}
+
 /// The FP8 E4M3 format's name: FNUZ (gfx942) or OCP.
 fn fp8_name(fnuz: bool) -> &'static str {
     if fnuz { "fp8 e4m3fnuz" } else { "fp8 e4m3fn" }
@@ -559,6 +619,28 @@ impl Prepared {
                 ];
                 let out = ("c", up(Dtype::F32, &vec![0.0; n])?);
                 (inputs, out, expected, Tolerance::F32)
+            }
+            Op::Attention {
+                heads,
+                seq,
+                head_dim,
+                causal,
+            } => {
+                let n = heads * seq * head_dim;
+                let (q, k, v) = (
+                    values(rng, n, Dtype::F16),
+                    values(rng, n, Dtype::F16),
+                    values(rng, n, Dtype::F16),
+                );
+                let scale = f64::from(attention_scale(head_dim));
+                let expected = oracle::attention(&q, &k, &v, (seq, head_dim), scale, causal);
+                let inputs = vec![
+                    ("q", up(Dtype::F16, &q)?),
+                    ("k", up(Dtype::F16, &k)?),
+                    ("v", up(Dtype::F16, &v)?),
+                ];
+                let out = ("o", up(Dtype::F16, &vec![0.0; n])?);
+                (inputs, out, expected, Tolerance::F16)
             }
             Op::Softmax { dtype, rows, cols } => {
                 let x = values(rng, rows * cols, dtype);
@@ -744,6 +826,31 @@ fn iron_into(
                 scale: FP8_SCALES.1,
             };
             lib.gemm_fp8(stream, a, b, out, shape, Epilogue::default())?
+        }
+        (
+            Op::Attention {
+                heads,
+                seq,
+                head_dim,
+                causal,
+            },
+            Buf::F16(out),
+        ) => {
+            let shape = AttentionShape {
+                batch: 1,
+                heads_q: heads,
+                heads_kv: heads,
+                seq_q: seq,
+                seq_kv: seq,
+                head_dim,
+            };
+            let options = AttentionOptions {
+                causal,
+                scale: Some(attention_scale(head_dim)),
+                ..AttentionOptions::default()
+            };
+            let (q, k, v) = (x("q")?.f16()?, x("k")?.f16()?, x("v")?.f16()?);
+            lib.attention(stream, q, k, v, out, &shape, &options)?;
         }
         (Op::Softmax { rows, cols, .. }, Buf::F32(out)) => {
             lib.softmax(stream, x("x")?.f32()?, out, rows, cols)?
