@@ -252,10 +252,18 @@ pub fn run(root: &Path, options: &Options) -> Result<()> {
 /// The shapes, as the table's header says them.
 fn shapes(options: &Options) -> String {
     if options.smoke {
-        "smoke: add 16384, rows 4x512, GEMM 128^3, Triton defaults only".into()
-    } else if options.large {
-        "add 2^20, rows 64x4096, GEMM 256^3 and 1024^3".into()
+        "smoke: add, casts, sum 16384; rows 4x512; transpose 128^2; RoPE 4 tokens; GEMM 128^3; \
+         attention 1x128x64; Triton defaults only"
+            .into()
     } else {
-        "add 2^20, rows 64x4096, GEMM 256^3".into()
+        format!(
+            "add, casts, sum 2^20; rows 64x4096; transpose 2048^2; RoPE 256 tokens x 32 heads x \
+             128; GEMM 256^3{}; attention 8 heads x 256 x 64",
+            if options.large {
+                " and 1024^3 (f16)"
+            } else {
+                ""
+            }
+        )
     }
 }
