@@ -45,7 +45,7 @@ fn ops(options: &Options) -> Vec<Op> {
     let (n, rows, cols, side, square, tokens, heads, seq) = if options.smoke {
         (1 << 14, 4, 512, 128, 128, 4, 1, 128)
     } else {
-        (1 << 20, 64, 4096, 256, 2048, 256, 8, 256)
+        (1 << 20, 64, 4096, 256, 1024, 256, 8, 256)
     };
     let mut ops = vec![
         Op::Add { n },
@@ -257,7 +257,7 @@ fn shapes(options: &Options) -> String {
             .into()
     } else {
         format!(
-            "add, casts, sum 2^20; rows 64x4096; transpose 2048^2; RoPE 256 tokens x 32 heads x \
+            "add, casts, sum 2^20; rows 64x4096; transpose 1024^2; RoPE 256 tokens x 32 heads x \
              128; GEMM 256^3{}; attention 8 heads x 256 x 64",
             if options.large {
                 " and 1024^3 (f16)"
