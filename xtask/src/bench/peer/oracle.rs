@@ -142,7 +142,7 @@ pub fn rope_neox(
 
 /// Attention forward of every head of `q`, `k`, `v` (`[heads, seq, head_dim]` each):
 /// `O = softmax(scale Q K^T) V`, query `i` seeing keys `j <= i` when `causal`. The magnitude of
-/// an output is `sum p_j |v_j|`.
+/// an output is `sum p_j |v_j|`, with the terms an f16 denormal flush may drop weighted up.
 pub fn attention(
     q: &[f64],
     k: &[f64],
@@ -172,6 +172,13 @@ pub fn attention(
                     let term = ej / sum * v[at(j) + d];
                     value += term;
                     magnitude += term.abs();
+                    // The probabilities are rounded to f16 for the second product, relative to
+                    // a running maximum no larger than the row's. One below f16's smallest
+                    // normal (2^-14) is a denormal, which gfx90a's MFMA flushes to zero: such a
+                    // term may be missing, so it counts at 1 / the f16 tolerance.
+                    if *ej < f64::powi(2.0, -14) {
+                        magnitude += term.abs() / Tolerance::F16.rel;
+                    }
                 }
                 out.push(Expected { value, magnitude });
             }
