@@ -293,4 +293,40 @@ mod tests {
             assert_eq!(c.iter().map(|e| e.value).collect::<Vec<_>>(), [13.0, 16.0]);
         }
     }
+
+    #[test]
+    fn rope_turns_pairs_by_position_and_leaves_position_zero() {
+        // One token, one head of 2: the pair turns by the position (theta^0 = 1).
+        let at = |p| rope_neox(&[1.0, 0.0], &[p], 1, 2, 10000.0);
+        assert_eq!(
+            at(0).iter().map(|e| e.value).collect::<Vec<_>>(),
+            [1.0, 0.0]
+        );
+        let one_radian = at(1);
+        assert!((one_radian[0].value - 1f64.cos()).abs() < 1e-15);
+        assert!((one_radian[1].value - 1f64.sin()).abs() < 1e-15);
+    }
+
+    #[test]
+    fn attention_averages_values_and_masks_later_keys() {
+        // One head, two rows of dim 1, equal scores: the mean of V, or row 0's own V causal.
+        let (q, k, v) = ([0.0, 0.0], [1.0, 1.0], [2.0, 4.0]);
+        let full = attention(&q, &k, &v, (2, 1), 1.0, false);
+        assert_eq!(full.iter().map(|e| e.value).collect::<Vec<_>>(), [3.0, 3.0]);
+        let causal = attention(&q, &k, &v, (2, 1), 1.0, true);
+        assert_eq!(
+            causal.iter().map(|e| e.value).collect::<Vec<_>>(),
+            [2.0, 3.0]
+        );
+    }
+
+    #[test]
+    fn row_sums_sum_each_row() {
+        let sums = row_sums(&[1.0, -2.0, 3.0, 4.0], 2);
+        assert_eq!(
+            sums.iter().map(|e| e.value).collect::<Vec<_>>(),
+            [-1.0, 7.0]
+        );
+        assert_eq!(sums[0].magnitude, 3.0);
+    }
 }
