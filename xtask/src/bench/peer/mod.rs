@@ -42,13 +42,39 @@ pub struct Options {
 
 /// The workloads at the requested shapes.
 fn ops(options: &Options) -> Vec<Op> {
-    let (n, rows, cols, side) = if options.smoke {
-        (1 << 14, 4, 512, 128)
+    let (n, rows, cols, side, square, tokens, heads, seq) = if options.smoke {
+        (1 << 14, 4, 512, 128, 128, 4, 1, 128)
     } else {
-        (1 << 20, 64, 4096, 256)
+        (1 << 20, 64, 4096, 256, 1024, 256, 8, 256)
     };
     let mut ops = vec![
         Op::Add { n },
+        Op::Cast {
+            from: Dtype::F32,
+            to: Dtype::F16,
+            n,
+        },
+        Op::Cast {
+            from: Dtype::F16,
+            to: Dtype::F32,
+            n,
+        },
+        Op::Cast {
+            from: Dtype::F32,
+            to: Dtype::Bf16,
+            n,
+        },
+        Op::Sum { n },
+        Op::RowSum { rows, cols },
+        Op::Transpose {
+            rows: square,
+            cols: square,
+        },
+        Op::Rope {
+            tokens,
+            heads: 32,
+            head_dim: 128,
+        },
         Op::Softmax {
             dtype: Dtype::F16,
             rows,
@@ -61,18 +87,31 @@ fn ops(options: &Options) -> Vec<Op> {
         },
         Op::RmsNorm { rows, cols },
         Op::LayerNorm { rows, cols },
-        Op::Gemm {
-            side,
-            b_col_major: false,
-        },
-        Op::Gemm {
-            side,
-            b_col_major: true,
-        },
     ];
+    for dtype in [Dtype::F16, Dtype::Bf16] {
+        for b_col_major in [false, true] {
+            ops.push(Op::Gemm {
+                dtype,
+                side,
+                b_col_major,
+            });
+        }
+    }
+    for fnuz in [true, false] {
+        ops.push(Op::GemmFp8 { side, fnuz });
+    }
+    for causal in [false, true] {
+        ops.push(Op::Attention {
+            heads,
+            seq,
+            head_dim: 64,
+            causal,
+        });
+    }
     if options.large {
         for b_col_major in [false, true] {
             ops.push(Op::Gemm {
+                dtype: Dtype::F16,
                 side: 1024,
                 b_col_major,
             });
@@ -96,13 +135,7 @@ pub fn run(root: &Path, options: &Options) -> Result<()> {
     let peer_dir = build::target_dir(root).join("iron/peer");
     let triton = triton_env::prepare(&peer_dir)?;
     let script = root.join("xtask/src/bench/peer/kernels.py");
-    let ops = ops(options);
-    let mut requests: Vec<serde_json::Value> = ops.iter().map(|op| op.request()).collect();
-    if options.smoke {
-        for r in &mut requests {
-            r["default_only"] = true.into();
-        }
-    }
+    let all_ops = ops(options);
     let mut results = Results {
         triton_version: String::new(),
         fp_fusion: triton_env::FP_FUSION.into(),
@@ -112,6 +145,17 @@ pub fn run(root: &Path, options: &Options) -> Result<()> {
     for target in &targets {
         let label = target.dir_name();
         let gfx_started = Instant::now();
+        let ops: Vec<Op> = all_ops
+            .iter()
+            .copied()
+            .filter(|op| op.runs_on(target.gfx.name))
+            .collect();
+        let mut requests: Vec<serde_json::Value> = ops.iter().map(|op| op.request()).collect();
+        if options.smoke {
+            for r in &mut requests {
+                r["default_only"] = true.into();
+            }
+        }
         eprintln!("peer: {target}: compiling the Triton kernels");
         let manifest = triton.compile(
             &script,
@@ -208,10 +252,18 @@ pub fn run(root: &Path, options: &Options) -> Result<()> {
 /// The shapes, as the table's header says them.
 fn shapes(options: &Options) -> String {
     if options.smoke {
-        "smoke: add 16384, rows 4x512, GEMM 128^3, Triton defaults only".into()
-    } else if options.large {
-        "add 2^20, rows 64x4096, GEMM 256^3 and 1024^3".into()
+        "smoke: add, casts, sum 16384; rows 4x512; transpose 128^2; RoPE 4 tokens; GEMM 128^3; \
+         attention 1x128x64; Triton defaults only"
+            .into()
     } else {
-        "add 2^20, rows 64x4096, GEMM 256^3".into()
+        format!(
+            "add, casts, sum 2^20; rows 64x4096; transpose 1024^2; RoPE 256 tokens x 32 heads x \
+             128; GEMM 256^3{}; attention 8 heads x 256 x 64",
+            if options.large {
+                " and 1024^3 (f16)"
+            } else {
+                ""
+            }
+        )
     }
 }

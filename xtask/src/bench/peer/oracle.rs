@@ -33,6 +33,13 @@ impl Tolerance {
         rel: 2e-3,
         abs: 1e-7,
     };
+    /// bf16 outputs computed in f32 and rounded once (half a bf16 ulp is 2^-8 relative).
+    pub const BF16: Tolerance = Tolerance {
+        rel: 1.6e-2,
+        abs: 1e-7,
+    };
+    /// Bit-exact results (conversions with one rounding, data movement).
+    pub const EXACT: Tolerance = Tolerance { rel: 0.0, abs: 0.0 };
 }
 
 /// The first mismatch of `got` against `want`, described, or `None` when every element is
@@ -58,6 +65,17 @@ pub fn check(got: &[f64], want: &[Expected], tol: Tolerance) -> Option<String> {
     ))
 }
 
+/// Values the output must hold exactly.
+pub fn exact(values: impl IntoIterator<Item = f64>) -> Vec<Expected> {
+    values
+        .into_iter()
+        .map(|value| Expected {
+            value,
+            magnitude: value.abs(),
+        })
+        .collect()
+}
+
 /// `x + y`.
 pub fn add(x: &[f64], y: &[f64]) -> Vec<Expected> {
     x.iter()
@@ -67,6 +85,106 @@ pub fn add(x: &[f64], y: &[f64]) -> Vec<Expected> {
             magnitude: a.abs() + b.abs(),
         })
         .collect()
+}
+
+/// The sum of each row of `cols` elements.
+pub fn row_sums(x: &[f64], cols: usize) -> Vec<Expected> {
+    x.chunks(cols)
+        .map(|row| Expected {
+            value: row.iter().sum(),
+            magnitude: row.iter().map(|v| v.abs()).sum(),
+        })
+        .collect()
+}
+
+/// GPT-NeoX RoPE of `x` (`[tokens, heads, head_dim]`, every element rotated): pair `j` of a
+/// head (elements `j` and `j + head_dim / 2`) of the token at position `p` turns by
+/// `p * theta^(-2j / head_dim)`.
+pub fn rope_neox(
+    x: &[f64],
+    positions: &[u32],
+    heads: usize,
+    head_dim: usize,
+    theta: f64,
+) -> Vec<Expected> {
+    let half = head_dim / 2;
+    let mut out = vec![
+        Expected {
+            value: 0.0,
+            magnitude: 0.0
+        };
+        x.len()
+    ];
+    for (t, &p) in positions.iter().enumerate() {
+        for h in 0..heads {
+            let base = (t * heads + h) * head_dim;
+            for j in 0..half {
+                let angle = f64::from(p) * theta.powf(-2.0 * j as f64 / head_dim as f64);
+                let (sin, cos) = angle.sin_cos();
+                let (a, b) = (x[base + j], x[base + j + half]);
+                // An f32 angle is a few ulps off (its rounding, and that of the inverse
+                // frequency times the position): 2^-13 of the angle in the magnitude allows
+                // about 4 ulps of it at the f16 tolerance.
+                let angle_error = (a.abs() + b.abs()) * angle * f64::powi(2.0, -13);
+                out[base + j] = Expected {
+                    value: a * cos - b * sin,
+                    magnitude: (a * cos).abs() + (b * sin).abs() + angle_error,
+                };
+                out[base + j + half] = Expected {
+                    value: a * sin + b * cos,
+                    magnitude: (a * sin).abs() + (b * cos).abs() + angle_error,
+                };
+            }
+        }
+    }
+    out
+}
+
+/// Attention forward of every head of `q`, `k`, `v` (`[heads, seq, head_dim]` each):
+/// `O = softmax(scale Q K^T) V`, query `i` seeing keys `j <= i` when `causal`. The magnitude of
+/// an output is `sum p_j |v_j|`, with the terms an f16 denormal flush may drop weighted up.
+pub fn attention(
+    q: &[f64],
+    k: &[f64],
+    v: &[f64],
+    (seq, dim): (usize, usize),
+    scale: f64,
+    causal: bool,
+) -> Vec<Expected> {
+    let mut out = Vec::with_capacity(q.len());
+    for head in 0..q.len() / (seq * dim) {
+        let at = |row: usize| (head * seq + row) * dim;
+        for i in 0..seq {
+            let keys = if causal { i + 1 } else { seq };
+            let qi = &q[at(i)..at(i) + dim];
+            let scores: Vec<f64> = (0..keys)
+                .map(|j| {
+                    let kj = &k[at(j)..at(j) + dim];
+                    scale * qi.iter().zip(kj).map(|(a, b)| a * b).sum::<f64>()
+                })
+                .collect();
+            let max = scores.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+            let e: Vec<f64> = scores.iter().map(|s| (s - max).exp()).collect();
+            let sum: f64 = e.iter().sum();
+            for d in 0..dim {
+                let (mut value, mut magnitude) = (0.0, 0.0);
+                for (j, ej) in e.iter().enumerate() {
+                    let term = ej / sum * v[at(j) + d];
+                    value += term;
+                    magnitude += term.abs();
+                    // The probabilities are rounded to f16 for the second product, relative to
+                    // a running maximum no larger than the row's. One below f16's smallest
+                    // normal (2^-14) is a denormal, which gfx90a's MFMA flushes to zero: such a
+                    // term may be missing, so it counts at 1 / the f16 tolerance.
+                    if *ej < f64::powi(2.0, -14) {
+                        magnitude += term.abs() / Tolerance::F16.rel;
+                    }
+                }
+                out.push(Expected { value, magnitude });
+            }
+        }
+    }
+    out
 }
 
 /// Softmax of each row of `cols` elements.
@@ -174,5 +292,41 @@ mod tests {
         for c in [row, col] {
             assert_eq!(c.iter().map(|e| e.value).collect::<Vec<_>>(), [13.0, 16.0]);
         }
+    }
+
+    #[test]
+    fn rope_turns_pairs_by_position_and_leaves_position_zero() {
+        // One token, one head of 2: the pair turns by the position (theta^0 = 1).
+        let at = |p| rope_neox(&[1.0, 0.0], &[p], 1, 2, 10000.0);
+        assert_eq!(
+            at(0).iter().map(|e| e.value).collect::<Vec<_>>(),
+            [1.0, 0.0]
+        );
+        let one_radian = at(1);
+        assert!((one_radian[0].value - 1f64.cos()).abs() < 1e-15);
+        assert!((one_radian[1].value - 1f64.sin()).abs() < 1e-15);
+    }
+
+    #[test]
+    fn attention_averages_values_and_masks_later_keys() {
+        // One head, two rows of dim 1, equal scores: the mean of V, or row 0's own V causal.
+        let (q, k, v) = ([0.0, 0.0], [1.0, 1.0], [2.0, 4.0]);
+        let full = attention(&q, &k, &v, (2, 1), 1.0, false);
+        assert_eq!(full.iter().map(|e| e.value).collect::<Vec<_>>(), [3.0, 3.0]);
+        let causal = attention(&q, &k, &v, (2, 1), 1.0, true);
+        assert_eq!(
+            causal.iter().map(|e| e.value).collect::<Vec<_>>(),
+            [2.0, 3.0]
+        );
+    }
+
+    #[test]
+    fn row_sums_sum_each_row() {
+        let sums = row_sums(&[1.0, -2.0, 3.0, 4.0], 2);
+        assert_eq!(
+            sums.iter().map(|e| e.value).collect::<Vec<_>>(),
+            [-1.0, 7.0]
+        );
+        assert_eq!(sums[0].magnitude, 3.0);
     }
 }

@@ -67,11 +67,21 @@ fn check(c: &Comparison) -> String {
         .mismatches()
         .map(|s| format!("**{} wrong**", s.config))
         .collect();
-    if bad.is_empty() {
-        "ok".into()
+    let racy: Vec<&str> = c
+        .triton
+        .iter()
+        .filter(|s| s.lds_race.is_some())
+        .map(|s| s.config.as_str())
+        .collect();
+    let mut text = if bad.is_empty() {
+        "ok".to_string()
     } else {
         bad.join(", ")
+    };
+    if !racy.is_empty() {
+        let _ = write!(text, " (LDS race check off: {})", racy.join(", "));
     }
+    text
 }
 
 /// The whole report as Markdown.
@@ -187,7 +197,11 @@ fn detail(md: &mut String, rows: &[&Comparison]) {
                 occupancy(s),
                 r.code_bytes,
                 r.scratch_bytes,
-                s.mismatch.as_deref().unwrap_or("ok")
+                match (&s.mismatch, &s.lds_race) {
+                    (Some(m), _) => m.clone(),
+                    (None, Some(_)) => "ok (run without the LDS race check)".into(),
+                    (None, None) => "ok".into(),
+                }
             );
         }
     }

@@ -124,6 +124,10 @@ pub struct Compiled {
     pub profile_scratch_size: u64,
     /// The explicit arguments before the two scratch pointers, in order.
     pub args: Vec<Arg>,
+    /// The kernel accumulates into its output (atomic adds), so the output is zeroed before it
+    /// runs, as its user's `torch.zeros` would.
+    #[serde(default)]
+    pub zero_output: bool,
 }
 
 /// One kernel argument: a buffer by role, or a scalar by value.
