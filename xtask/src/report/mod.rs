@@ -171,13 +171,21 @@ pub fn run(root: &Path, options: &Options) -> Result<()> {
     Ok(())
 }
 
-/// The rows of one target and the operations that could not run there.
-fn report_target(
-    artifacts: &Path,
-    target: Target,
-    devices: &[&'static devices::Device],
-    size: Size,
-) -> Result<(Vec<KernelRow>, Vec<String>)> {
+/// The kernel library of `target` built in `artifacts`, loaded on an emulator of its gfx.
+pub struct LoadedLibrary {
+    /// The code object's processor (`gfx950`).
+    pub processor: String,
+    /// Every kernel's resources, from the code object.
+    pub statics: Vec<kernels::KernelStatic>,
+    /// The emulator the library is loaded on.
+    pub emulator: Emulator,
+    /// The library.
+    pub library: Library,
+}
+
+/// Loads the kernel library of `target` from `artifacts` (`<artifacts>/<target>/kernels.co`)
+/// on an emulator of its gfx.
+pub fn load_library(artifacts: &Path, target: Target) -> Result<LoadedLibrary> {
     let path = artifacts.join(target.dir_name()).join("kernels.co");
     let image = std::fs::read(&path).with_context(|| {
         format!(
@@ -185,10 +193,31 @@ fn report_target(
             path.display()
         )
     })?;
-    let (processor, kernels) = kernels::read_static(&image)?;
+    let (processor, statics) = kernels::read_static(&image)?;
     let emulator = Emulator::new(&processor)?;
     let library = Library::load(&emulator.device(), &image)
         .with_context(|| format!("loading the library of {target} on the emulator"))?;
+    Ok(LoadedLibrary {
+        processor,
+        statics,
+        emulator,
+        library,
+    })
+}
+
+/// The rows of one target and the operations that could not run there.
+fn report_target(
+    artifacts: &Path,
+    target: Target,
+    devices: &[&'static devices::Device],
+    size: Size,
+) -> Result<(Vec<KernelRow>, Vec<String>)> {
+    let LoadedLibrary {
+        processor,
+        statics: kernels,
+        emulator,
+        library,
+    } = load_library(artifacts, target)?;
     let (runs, failures) = workloads::run_all(&emulator, &library, size);
     let label = target.dir_name();
     let scope = Scope {

@@ -15,10 +15,9 @@ mod triton_env;
 mod workloads;
 
 use crate::build;
-use crate::report::kernels::{self, Scope};
+use crate::report::kernels::Scope;
+use crate::report::{LoadedLibrary, load_library};
 use anyhow::{Context, Result, bail};
-use iron::emulator::Emulator;
-use iron::library::Library;
 use iron_build::parse_targets;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -165,17 +164,12 @@ pub fn run(root: &Path, options: &Options) -> Result<()> {
             &peer_dir.join("triton").join(&label),
         )?;
         results.triton_version = manifest.triton_version.clone();
-        let path = artifacts.join(&label).join("kernels.co");
-        let image = std::fs::read(&path).with_context(|| {
-            format!(
-                "cannot read {}: build {target} first, or drop --artifacts",
-                path.display()
-            )
-        })?;
-        let (processor, statics) = kernels::read_static(&image)?;
-        let emulator = Emulator::new(&processor)?;
-        let library = Library::load(&emulator.device(), &image)
-            .with_context(|| format!("loading the library of {target} on the emulator"))?;
+        let LoadedLibrary {
+            processor,
+            statics,
+            emulator,
+            library,
+        } = load_library(&artifacts, *target)?;
         let bench = run::Bench {
             emulator: &emulator,
             device: library.device().clone(),

@@ -370,6 +370,22 @@ pub enum Buf {
     U8(DeviceBuffer<u8>),
 }
 
+/// The accessors of [`Buf`]: `name()` is the buffer of that element type, or an error naming
+/// the one it holds.
+macro_rules! buffer_accessors {
+    ($($name:ident: $t:ty => $variant:ident),* $(,)?) => {$(
+        fn $name(&self) -> Result<&DeviceBuffer<$t>> {
+            match self {
+                Buf::$variant(b) => Ok(b),
+                b => bail!(
+                    concat!("an {} buffer where ", stringify!($name), " was expected"),
+                    b.type_name()
+                ),
+            }
+        }
+    )*};
+}
+
 impl Buf {
     /// `values` rounded to `dtype` and uploaded.
     fn upload(device: &Device, dtype: Dtype, values: &[f64]) -> Result<Buf> {
@@ -434,39 +450,12 @@ impl Buf {
         }
     }
 
-    fn f32(&self) -> Result<&DeviceBuffer<f32>> {
-        match self {
-            Buf::F32(b) => Ok(b),
-            b => bail!("an {} buffer where f32 was expected", b.type_name()),
-        }
-    }
-
-    fn f16(&self) -> Result<&DeviceBuffer<f16>> {
-        match self {
-            Buf::F16(b) => Ok(b),
-            b => bail!("an {} buffer where f16 was expected", b.type_name()),
-        }
-    }
-
-    fn u8(&self) -> Result<&DeviceBuffer<u8>> {
-        match self {
-            Buf::U8(b) => Ok(b),
-            b => bail!("an {} buffer where u8 was expected", b.type_name()),
-        }
-    }
-
-    fn u32(&self) -> Result<&DeviceBuffer<u32>> {
-        match self {
-            Buf::U32(b) => Ok(b),
-            b => bail!("an {} buffer where u32 was expected", b.type_name()),
-        }
-    }
-
-    fn bf16(&self) -> Result<&DeviceBuffer<bf16>> {
-        match self {
-            Buf::Bf16(b) => Ok(b),
-            b => bail!("an {} buffer where bf16 was expected", b.type_name()),
-        }
+    buffer_accessors! {
+        f32: f32 => F32,
+        f16: f16 => F16,
+        bf16: bf16 => Bf16,
+        u32: u32 => U32,
+        u8: u8 => U8,
     }
 }
 
