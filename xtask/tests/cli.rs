@@ -82,6 +82,29 @@ fn a_kernel_that_does_not_compile_fails_with_the_first_error() {
 
 #[test]
 #[ignore = "builds device code: run `cargo xtask test`"]
+fn a_device_warning_shows_once_naming_its_crate() {
+    let fixture = format!("{}/tests/fixtures/warning", env!("CARGO_MANIFEST_DIR"));
+    let out_dir = scratch_dir("build", "warning");
+    let out = xtask(&[
+        "build",
+        "--gfx",
+        "gfx950,gfx1100",
+        "--kernels",
+        &fixture,
+        "--out-dir",
+        out_dir.to_str().unwrap(),
+    ]);
+    let _ = std::fs::remove_dir_all(&out_dir);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    // Both targets warn; the build shows it once, with the crate it is in and where.
+    let warning = "warning: unused variable: `forgotten` (in `warning-fixture`, GPU build)";
+    assert_eq!(stderr.matches(warning).count(), 1, "{stderr}");
+    assert!(stderr.contains("src/lib.rs:10:9"), "{stderr}");
+}
+
+#[test]
+#[ignore = "builds device code: run `cargo xtask test`"]
 fn another_crate_builds_beside_the_library_not_over_it() {
     let fixture = concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/walkthrough/kernels");
     let target = std::env::var_os("CARGO_TARGET_DIR").map_or_else(

@@ -117,7 +117,7 @@ pub struct CompiledTarget {
     pub bounds: BTreeMap<String, DeclaredBounds>,
     /// The source files the compilation read (cargo's dep-info): what a rebuild depends on.
     pub sources: Vec<PathBuf>,
-    /// The compiler's warnings, rendered.
+    /// The compiler's warnings, rendered, each naming the crate it is in.
     pub warnings: Vec<String>,
     /// Per kernel with a local in memory, the likely cause should it use scratch.
     pub scratch_causes: BTreeMap<String, ScratchCause>,
@@ -241,12 +241,42 @@ impl Diagnostics {
                 Some("error" | "error: internal compiler error") => {
                     diagnostics.errors.push(rendered);
                 }
-                Some("warning") => diagnostics.warnings.push(rendered),
+                Some("warning") => diagnostics
+                    .warnings
+                    .push(attributed(&rendered, package_name(&message))),
                 _ => {}
             }
         }
         diagnostics
     }
+}
+
+/// The name of the package a cargo message is about: from its `package_id`
+/// (`path+file:///k#my-kernels@0.1.0`, or the older `my-kernels 0.1.0 (path+file:///k)`), else
+/// its target's name.
+fn package_name(message: &serde_json::Value) -> Option<&str> {
+    let from_id = message["package_id"].as_str().and_then(|id| match id.rsplit_once('#') {
+        Some((_, tail)) => tail.split('@').next(),
+        None => id.split(' ').next(),
+    });
+    from_id
+        .filter(|name| !name.is_empty())
+        .or_else(|| message["target"]["name"].as_str())
+}
+
+/// A rendered warning whose first line says which crate's GPU build it comes from (the paths it
+/// shows are relative to that crate's workspace).
+fn attributed(rendered: &str, package: Option<&str>) -> String {
+    let Some(package) = package else {
+        return rendered.to_string();
+    };
+    let (first, rest) = rendered.split_once('\n').unwrap_or((rendered, ""));
+    let mut out = format!("{first} (in `{package}`, GPU build)");
+    if !rest.is_empty() {
+        out.push('\n');
+        out.push_str(rest);
+    }
+    out
 }
 
 /// The error of a failed compilation: the compiler's first error as it rendered it, else what
@@ -314,14 +344,23 @@ mod tests {
     fn the_first_error_is_taken_from_cargos_messages() {
         let stdout = [
             r#"{"reason":"compiler-artifact","target":{"name":"core"}}"#,
-            r#"{"reason":"compiler-message","message":{"level":"warning","rendered":"warning: unused variable: `x`\n"}}"#,
+            r#"{"reason":"compiler-message","package_id":"path+file:///k#my-kernels@0.1.0","message":{"level":"warning","rendered":"warning: unused variable: `x`\n --> src/lib.rs:3:9\n"}}"#,
+            r#"{"reason":"compiler-message","package_id":"iron-intrinsics 0.1.0 (path+file:///i)","message":{"level":"warning","rendered":"warning: unused import\n"}}"#,
+            r#"{"reason":"compiler-message","target":{"name":"other"},"message":{"level":"warning","rendered":"warning: w\n"}}"#,
             r#"{"reason":"compiler-message","message":{"level":"error","rendered":"error[E0308]: mismatched types\n --> src/lib.rs:3:18\n"}}"#,
             r#"{"reason":"compiler-message","message":{"level":"error","rendered":"error: aborting due to 1 previous error\n"}}"#,
             "not json",
         ]
         .join("\n");
         let d = Diagnostics::read(&stdout);
-        assert_eq!(d.warnings, ["warning: unused variable: `x`"]);
+        assert_eq!(
+            d.warnings,
+            [
+                "warning: unused variable: `x` (in `my-kernels`, GPU build)\n --> src/lib.rs:3:9",
+                "warning: unused import (in `iron-intrinsics`, GPU build)",
+                "warning: w (in `other`, GPU build)",
+            ]
+        );
         assert_eq!(d.errors.len(), 2);
         let krate = DeviceCrate {
             manifest: "/k/Cargo.toml".into(),
