@@ -22,16 +22,51 @@
 use crate::dtype::{bf16, f16};
 use crate::{
     dtype::{Float, load_near, narrow, store_near, widen},
-    row::{Resident, RowValues, Share, Streamed, this_workgroups_row},
+    row::{Held, Resident, RowValues, Share, Streamed, this_workgroups_row},
 };
 use iron_intrinsics::kernel;
-use iron_intrinsics::{fmath::sqrt, id::workgroup_size_x, lds, math::mul_add, workgroup};
+use iron_intrinsics::{
+    fmath::sqrt,
+    id::{lane_id, wave_id, workgroup_size_x},
+    lds,
+    math::mul_add,
+    sync::workgroup_barrier,
+    target::WAVE,
+    wave, workgroup,
+};
 
-/// The sum of `x` over the workgroup, in every work-item. Workgroup-wide.
+/// The sum of `x` over the workgroup, in every work-item (`_slot` unused: the LDS is free again
+/// on return). Workgroup-wide.
 #[inline(always)]
-fn workgroup_sum(x: f32) -> f32 {
+fn workgroup_sum(x: f32, _slot: u32) -> f32 {
     // SAFETY: the kernel's dynamic LDS holds one f32 per wave (its declared `dynamic_lds`).
     unsafe { workgroup::reduce_sum(x, lds::dynamic::<f32>(), workgroup_size_x()) }
+}
+
+/// The sum of `x` over the workgroup, in every work-item, through the dynamic LDS's slot `slot`
+/// (one f32 per wave per slot; each slot used once per kernel): one wave reduction, and for more
+/// than one wave one barrier and a sum of the waves' partials, in the same order in every
+/// work-item. Workgroup-wide.
+#[inline(always)]
+fn workgroup_sum_once(x: f32, slot: u32) -> f32 {
+    let partial = wave::reduce_sum(x);
+    let waves = workgroup_size_x() / WAVE;
+    if waves == 1 {
+        return partial;
+    }
+    // SAFETY: the kernel's dynamic LDS holds one f32 per wave for each slot it uses.
+    let scratch = unsafe { lds::dynamic::<f32>().add((slot * waves) as usize) };
+    if lane_id() == 0 {
+        // SAFETY: wave_id() < waves, inside this slot; no other wave writes this element.
+        unsafe { *scratch.add(wave_id() as usize) = partial };
+    }
+    workgroup_barrier();
+    let mut total = 0.0;
+    for w in 0..waves {
+        // SAFETY: w < waves, inside this slot, written before the barrier.
+        total += unsafe { *scratch.add(w as usize) };
+    }
+    total
 }
 
 /// Calls `resident(values, row)` or `streamed(values, row)` for this workgroup's row, with the
@@ -68,6 +103,7 @@ fn rmsnorm_row<T: Float, const V: usize>(
     y_row: *mut T,
     cols: u32,
     eps: f32,
+    sum: impl Fn(f32, u32) -> f32,
 ) {
     let mut squares = 0.0;
     values.visit(|_, v| {
@@ -75,7 +111,7 @@ fn rmsnorm_row<T: Float, const V: usize>(
             squares = mul_add(x, x, squares);
         }
     });
-    let scale = 1.0 / sqrt(workgroup_sum(squares) / cols as f32 + eps);
+    let scale = 1.0 / sqrt(sum(squares, 0) / cols as f32 + eps);
     values.visit(|c, v| {
         // SAFETY: chunk c lies in the row and in weight (cols elements each).
         let w = widen(unsafe { load_near::<T, V>(weight, c) });
@@ -94,21 +130,22 @@ fn layernorm_row<T: Float, const V: usize>(
     y_row: *mut T,
     cols: u32,
     eps: f32,
+    sum: impl Fn(f32, u32) -> f32,
 ) {
-    let mut sum = 0.0;
+    let mut total = 0.0;
     values.visit(|_, v| {
         for x in v {
-            sum += x;
+            total += x;
         }
     });
-    let mean = workgroup_sum(sum) / cols as f32;
+    let mean = sum(total, 0) / cols as f32;
     let mut squares = 0.0;
     values.visit(|_, v| {
         for x in v {
             squares = mul_add(x - mean, x - mean, squares);
         }
     });
-    let scale = 1.0 / sqrt(workgroup_sum(squares) / cols as f32 + eps);
+    let scale = 1.0 / sqrt(sum(squares, 1) / cols as f32 + eps);
     values.visit(|c, v| {
         // SAFETY: chunk c lies in the row, in weight and in bias (cols elements each).
         let (w, b) = unsafe {
@@ -139,8 +176,8 @@ fn rmsnorm_chunked<T: Float, const V: usize>(
         x,
         rows,
         cols,
-        |values, r| rmsnorm_row::<T, V>(values, weight, y_row(r), cols, eps),
-        |values, r| rmsnorm_row::<T, V>(values, weight, y_row(r), cols, eps),
+        |values, r| rmsnorm_row::<T, V>(values, weight, y_row(r), cols, eps, workgroup_sum),
+        |values, r| rmsnorm_row::<T, V>(values, weight, y_row(r), cols, eps, workgroup_sum),
     );
 }
 
@@ -161,8 +198,8 @@ fn layernorm_chunked<T: Float, const V: usize>(
         x,
         rows,
         cols,
-        |values, r| layernorm_row::<T, V>(values, weight, bias, y_row(r), cols, eps),
-        |values, r| layernorm_row::<T, V>(values, weight, bias, y_row(r), cols, eps),
+        |values, r| layernorm_row::<T, V>(values, weight, bias, y_row(r), cols, eps, workgroup_sum),
+        |values, r| layernorm_row::<T, V>(values, weight, bias, y_row(r), cols, eps, workgroup_sum),
     );
 }
 
@@ -274,4 +311,79 @@ pub fn layernorm_bf16(
     eps: f32,
 ) {
     layernorm::<bf16, 8>(x, weight, bias, y, rows, cols, eps);
+}
+
+/// RMSNorm of rows of exactly `CHUNKS * V * workgroup_size` elements, each work-item holding
+/// `CHUNKS` chunks of `V` (`V` = [`Float::PACK`]) in registers; the library launches it for
+/// such rows (rows of other lengths are left unwritten). Otherwise as `rmsnorm_<t>`.
+#[kernel(
+    max_threads = 1024,
+    whole_waves,
+    dynamic_lds = |threads, wave| 4 * threads / wave,
+    instances = [
+        rmsnorm_f32_c1<f32, 4, 1>, rmsnorm_f32_c2<f32, 4, 2>,
+        rmsnorm_f32_c4<f32, 4, 4>,
+        rmsnorm_f16_c1<f16, 8, 1>, rmsnorm_f16_c2<f16, 8, 2>,
+        rmsnorm_f16_c4<f16, 8, 4>,
+        rmsnorm_bf16_c1<bf16, 8, 1>, rmsnorm_bf16_c2<bf16, 8, 2>,
+        rmsnorm_bf16_c4<bf16, 8, 4>,
+    ]
+)]
+pub fn rmsnorm_held<T: Float, const V: usize, const CHUNKS: usize>(
+    x: *const T,
+    weight: *const T,
+    y: *mut T,
+    rows: u32,
+    cols: u32,
+    eps: f32,
+) {
+    const { assert!(V == T::PACK) };
+    let Some(r) = this_workgroups_row(rows) else {
+        return;
+    };
+    if cols != (CHUNKS * V) as u32 * workgroup_size_x() {
+        return;
+    }
+    let start = r * cols as usize;
+    // SAFETY: x and y hold rows * cols elements; row r starts 16-byte aligned (cols is a multiple
+    // of V) and holds CHUNKS * V * workgroup_size elements.
+    let (values, y_row) = unsafe { (Held::<T, V, CHUNKS>::load(x.add(start)), y.add(start)) };
+    rmsnorm_row::<T, V>(&values, weight, y_row, cols, eps, workgroup_sum_once);
+}
+
+/// LayerNorm of rows of exactly `CHUNKS * V * workgroup_size` elements, as [`rmsnorm_held`];
+/// otherwise as `layernorm_<t>`, with dynamic LDS of `8 * workgroup_size / WAVE` bytes.
+#[kernel(
+    max_threads = 1024,
+    whole_waves,
+    dynamic_lds = |threads, wave| 8 * threads / wave,
+    instances = [
+        layernorm_f32_c1<f32, 4, 1>, layernorm_f32_c2<f32, 4, 2>,
+        layernorm_f32_c4<f32, 4, 4>,
+        layernorm_f16_c1<f16, 8, 1>, layernorm_f16_c2<f16, 8, 2>,
+        layernorm_f16_c4<f16, 8, 4>,
+        layernorm_bf16_c1<bf16, 8, 1>, layernorm_bf16_c2<bf16, 8, 2>,
+        layernorm_bf16_c4<bf16, 8, 4>,
+    ]
+)]
+pub fn layernorm_held<T: Float, const V: usize, const CHUNKS: usize>(
+    x: *const T,
+    weight: *const T,
+    bias: *const T,
+    y: *mut T,
+    rows: u32,
+    cols: u32,
+    eps: f32,
+) {
+    const { assert!(V == T::PACK) };
+    let Some(r) = this_workgroups_row(rows) else {
+        return;
+    };
+    if cols != (CHUNKS * V) as u32 * workgroup_size_x() {
+        return;
+    }
+    let start = r * cols as usize;
+    // SAFETY: as in rmsnorm_held.
+    let (values, y_row) = unsafe { (Held::<T, V, CHUNKS>::load(x.add(start)), y.add(start)) };
+    layernorm_row::<T, V>(&values, weight, bias, y_row, cols, eps, workgroup_sum_once);
 }
