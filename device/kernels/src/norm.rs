@@ -95,9 +95,31 @@ fn with_row_values<T: Float, const V: usize>(
     }
 }
 
-/// RMSNorm of one row whose values this work-item sees through `values`; writes `y_row`.
+/// The sum of `v`'s elements, pairwise. Partial sums kept per position of a chunk make
+/// independent chains instead of one serial chain of dependent adds (on gfx942 each dependent
+/// `v_fma_mix_f32` waits a cycle, on RDNA an `s_delay_alu`).
 #[inline(always)]
-fn rmsnorm_row<T: Float, const V: usize>(
+fn lanes_sum<const V: usize>(v: [f32; V]) -> f32 {
+    let mut v = v;
+    let mut width = V;
+    while width > 1 {
+        let half = width / 2;
+        for k in 0..half {
+            v[k] += v[k + half];
+        }
+        if width % 2 == 1 {
+            v[0] += v[width - 1];
+        }
+        width = half;
+    }
+    v[0]
+}
+
+/// RMSNorm of one row whose values this work-item sees through `values`; writes `y_row`. The sum
+/// of squares runs in `A` independent chains (`A` divides `V`; 1 in the general kernels, whose
+/// run-time loops over chunks keep an array of partial sums in memory).
+#[inline(always)]
+fn rmsnorm_row<T: Float, const V: usize, const A: usize>(
     values: &impl RowValues<V>,
     weight: *const T,
     y_row: *mut T,
@@ -105,13 +127,13 @@ fn rmsnorm_row<T: Float, const V: usize>(
     eps: f32,
     sum: impl Fn(f32, u32) -> f32,
 ) {
-    let mut squares = 0.0;
+    let mut squares = [0.0; A];
     values.visit(|_, v| {
-        for x in v {
-            squares = mul_add(x, x, squares);
+        for (l, x) in v.into_iter().enumerate() {
+            squares[l % A] = mul_add(x, x, squares[l % A]);
         }
     });
-    let scale = 1.0 / sqrt(sum(squares, 0) / cols as f32 + eps);
+    let scale = 1.0 / sqrt(sum(lanes_sum(squares), 0) / cols as f32 + eps);
     values.visit(|c, v| {
         // SAFETY: chunk c lies in the row and in weight (cols elements each).
         let w = widen(unsafe { load_near::<T, V>(weight, c) });
@@ -121,9 +143,10 @@ fn rmsnorm_row<T: Float, const V: usize>(
     });
 }
 
-/// LayerNorm of one row whose values this work-item sees through `values`; writes `y_row`.
+/// LayerNorm of one row whose values this work-item sees through `values`; writes `y_row`; sums in
+/// `A` chains as for [`rmsnorm_row`].
 #[inline(always)]
-fn layernorm_row<T: Float, const V: usize>(
+fn layernorm_row<T: Float, const V: usize, const A: usize>(
     values: &impl RowValues<V>,
     weight: *const T,
     bias: *const T,
@@ -132,20 +155,20 @@ fn layernorm_row<T: Float, const V: usize>(
     eps: f32,
     sum: impl Fn(f32, u32) -> f32,
 ) {
-    let mut total = 0.0;
+    let mut total = [0.0; A];
     values.visit(|_, v| {
-        for x in v {
-            total += x;
+        for (l, x) in v.into_iter().enumerate() {
+            total[l % A] += x;
         }
     });
-    let mean = sum(total, 0) / cols as f32;
-    let mut squares = 0.0;
+    let mean = sum(lanes_sum(total), 0) / cols as f32;
+    let mut squares = [0.0; A];
     values.visit(|_, v| {
-        for x in v {
-            squares = mul_add(x - mean, x - mean, squares);
+        for (l, x) in v.into_iter().enumerate() {
+            squares[l % A] = mul_add(x - mean, x - mean, squares[l % A]);
         }
     });
-    let scale = 1.0 / sqrt(sum(squares, 1) / cols as f32 + eps);
+    let scale = 1.0 / sqrt(sum(lanes_sum(squares), 1) / cols as f32 + eps);
     values.visit(|c, v| {
         // SAFETY: chunk c lies in the row, in weight and in bias (cols elements each).
         let (w, b) = unsafe {
@@ -176,8 +199,8 @@ fn rmsnorm_chunked<T: Float, const V: usize>(
         x,
         rows,
         cols,
-        |values, r| rmsnorm_row::<T, V>(values, weight, y_row(r), cols, eps, workgroup_sum),
-        |values, r| rmsnorm_row::<T, V>(values, weight, y_row(r), cols, eps, workgroup_sum),
+        |values, r| rmsnorm_row::<T, V, 1>(values, weight, y_row(r), cols, eps, workgroup_sum),
+        |values, r| rmsnorm_row::<T, V, 1>(values, weight, y_row(r), cols, eps, workgroup_sum),
     );
 }
 
@@ -198,8 +221,12 @@ fn layernorm_chunked<T: Float, const V: usize>(
         x,
         rows,
         cols,
-        |values, r| layernorm_row::<T, V>(values, weight, bias, y_row(r), cols, eps, workgroup_sum),
-        |values, r| layernorm_row::<T, V>(values, weight, bias, y_row(r), cols, eps, workgroup_sum),
+        |values, r| {
+            layernorm_row::<T, V, 1>(values, weight, bias, y_row(r), cols, eps, workgroup_sum)
+        },
+        |values, r| {
+            layernorm_row::<T, V, 1>(values, weight, bias, y_row(r), cols, eps, workgroup_sum)
+        },
     );
 }
 
@@ -348,7 +375,7 @@ pub fn rmsnorm_held<T: Float, const V: usize, const CHUNKS: usize>(
     // SAFETY: x and y hold rows * cols elements; row r starts 16-byte aligned (cols is a multiple
     // of V) and holds CHUNKS * V * workgroup_size elements.
     let (values, y_row) = unsafe { (Held::<T, V, CHUNKS>::load(x.add(start)), y.add(start)) };
-    rmsnorm_row::<T, V>(&values, weight, y_row, cols, eps, workgroup_sum_once);
+    rmsnorm_row::<T, V, V>(&values, weight, y_row, cols, eps, workgroup_sum_once);
 }
 
 /// LayerNorm of rows of exactly `CHUNKS * V * workgroup_size` elements, as [`rmsnorm_held`];
@@ -385,5 +412,5 @@ pub fn layernorm_held<T: Float, const V: usize, const CHUNKS: usize>(
     let start = r * cols as usize;
     // SAFETY: as in rmsnorm_held.
     let (values, y_row) = unsafe { (Held::<T, V, CHUNKS>::load(x.add(start)), y.add(start)) };
-    layernorm_row::<T, V>(&values, weight, bias, y_row, cols, eps, workgroup_sum_once);
+    layernorm_row::<T, V, V>(&values, weight, bias, y_row, cols, eps, workgroup_sum_once);
 }
