@@ -3,6 +3,9 @@
 //! held in registers and rows too long for them), rows with a large mean (LayerNorm's two-pass
 //! variance), rows holding zeros, subnormals, a NaN or an infinity; poisoned outputs with a guard
 //! zone; and the emulator's counts: a row that fits is read once, a longer one once per pass.
+//! Rows of `k * PACK * block` elements (whole waves, `k` in 1, 2, 4) run on the held-row
+//! instances `<norm>_<t>_c<k>`, the others on the general kernel: [`NORM_SHAPES`] picks each
+//! instance on some wave size and falls back on others.
 
 mod common;
 
@@ -11,6 +14,7 @@ use common::{
     assert_floats_written, kernel_name, library_devices, poisoned_floats, rng, uniform, upload,
 };
 use iron::library::{bf16, f16};
+use iron_tests::oracle::Format;
 use iron_tests::oracle::norm;
 use rand::Rng;
 use rand::rngs::StdRng;
@@ -37,6 +41,37 @@ impl Norm {
             Norm::Layer => 3,
         }
     }
+}
+
+/// Shapes beyond the shared row shapes: rows of 512 to 65536 elements that pick each held-row
+/// instance (with 1, 2 and 3 waves of 32 or 64), and widths that fall back to the general
+/// kernel on one wave size or on both (768 f16 on wave64, 65536 f32 over a block of 1024).
+const NORM_SHAPES: [(usize, usize); 7] = [
+    (5, 512),
+    (5, 2048),
+    (5, 3072),
+    (2, 768),
+    (2, 8192),
+    (2, 16_384),
+    (1, 65_536),
+];
+
+/// The kernel the library runs for rows of `cols` elements of `T` on waves of `wave`: the
+/// held-row instance with the most chunks whose block is whole waves of at most 1024, or the
+/// general kernel.
+fn expected_kernel<T: TestFloat>(kind: Norm, cols: usize, wave: u32) -> (String, bool) {
+    let general = kernel_name::<T>(kind.name());
+    let pack = if T::FORMAT == Format::F32 { 4 } else { 8 };
+    for chunks in [4, 2, 1] {
+        let per_workitem = chunks * pack;
+        if cols > 0 && cols.is_multiple_of(per_workitem) {
+            let block = cols / per_workitem;
+            if block.is_multiple_of(wave as usize) && block <= 1024 {
+                return (format!("{general}_c{chunks}"), true);
+            }
+        }
+    }
+    (general, false)
 }
 
 /// Rows by row index: uniform; shifted by 1000 (a large mean); zeros and subnormals mixed in;
@@ -73,7 +108,7 @@ fn check<T: TestFloat>(
     kind: Norm,
     (rows, cols): (usize, usize),
 ) {
-    let kernel = kernel_name::<T>(kind.name());
+    let (kernel, held) = expected_kernel::<T>(kind, cols, d.wave);
     let context = format!("{} {kernel} {rows}x{cols}", d.gfx);
     let eps = 1e-5f32;
     let x = norm_rows::<T>(rng, rows, cols);
@@ -121,7 +156,7 @@ fn check<T: TestFloat>(
     let traffic = d.last_dispatch(&kernel);
     let row_bytes = (rows * cols * size_of::<T>()) as u64;
     assert_eq!(traffic.written, row_bytes, "{context}: bytes written");
-    let passes = if cols <= RESIDENT_COLS {
+    let passes = if held || cols <= RESIDENT_COLS {
         1
     } else {
         kind.streamed_passes()
@@ -139,7 +174,7 @@ fn everywhere(kind: Norm, seed: u64) {
     let mut rng = rng(seed);
     for d in library_devices() {
         d.clear_counters();
-        for shape in ROW_SHAPES {
+        for shape in ROW_SHAPES.into_iter().chain(NORM_SHAPES) {
             check::<f32>(&d, &mut rng, kind, shape);
             check::<f16>(&d, &mut rng, kind, shape);
             check::<bf16>(&d, &mut rng, kind, shape);

@@ -22,16 +22,51 @@
 use crate::dtype::{bf16, f16};
 use crate::{
     dtype::{Float, load_near, narrow, store_near, widen},
-    row::{Resident, RowValues, Share, Streamed, this_workgroups_row},
+    row::{Held, Resident, RowValues, Share, Streamed, this_workgroups_row},
 };
 use iron_intrinsics::kernel;
-use iron_intrinsics::{fmath::sqrt, id::workgroup_size_x, lds, math::mul_add, workgroup};
+use iron_intrinsics::{
+    fmath::sqrt,
+    id::{lane_id, wave_id, workgroup_size_x},
+    lds,
+    math::mul_add,
+    sync::workgroup_barrier,
+    target::WAVE,
+    wave, workgroup,
+};
 
-/// The sum of `x` over the workgroup, in every work-item. Workgroup-wide.
+/// The sum of `x` over the workgroup, in every work-item (`_slot` unused: the LDS is free again
+/// on return). Workgroup-wide.
 #[inline(always)]
-fn workgroup_sum(x: f32) -> f32 {
+fn workgroup_sum(x: f32, _slot: u32) -> f32 {
     // SAFETY: the kernel's dynamic LDS holds one f32 per wave (its declared `dynamic_lds`).
     unsafe { workgroup::reduce_sum(x, lds::dynamic::<f32>(), workgroup_size_x()) }
+}
+
+/// The sum of `x` over the workgroup, in every work-item, through the dynamic LDS's slot `slot`
+/// (one f32 per wave per slot; each slot used once per kernel): one wave reduction, and for more
+/// than one wave one barrier and a sum of the waves' partials, in the same order in every
+/// work-item. Workgroup-wide.
+#[inline(always)]
+fn workgroup_sum_once(x: f32, slot: u32) -> f32 {
+    let partial = wave::reduce_sum(x);
+    let waves = workgroup_size_x() / WAVE;
+    if waves == 1 {
+        return partial;
+    }
+    // SAFETY: the kernel's dynamic LDS holds one f32 per wave for each slot it uses.
+    let scratch = unsafe { lds::dynamic::<f32>().add((slot * waves) as usize) };
+    if lane_id() == 0 {
+        // SAFETY: wave_id() < waves, inside this slot; no other wave writes this element.
+        unsafe { *scratch.add(wave_id() as usize) = partial };
+    }
+    workgroup_barrier();
+    let mut total = 0.0;
+    for w in 0..waves {
+        // SAFETY: w < waves, inside this slot, written before the barrier.
+        total += unsafe { *scratch.add(w as usize) };
+    }
+    total
 }
 
 /// Calls `resident(values, row)` or `streamed(values, row)` for this workgroup's row, with the
@@ -60,22 +95,45 @@ fn with_row_values<T: Float, const V: usize>(
     }
 }
 
-/// RMSNorm of one row whose values this work-item sees through `values`; writes `y_row`.
+/// The sum of `v`'s elements, pairwise. Partial sums kept per position of a chunk make
+/// independent chains instead of one serial chain of dependent adds (on gfx942 each dependent
+/// `v_fma_mix_f32` waits a cycle, on RDNA an `s_delay_alu`).
 #[inline(always)]
-fn rmsnorm_row<T: Float, const V: usize>(
+fn lanes_sum<const V: usize>(v: [f32; V]) -> f32 {
+    let mut v = v;
+    let mut width = V;
+    while width > 1 {
+        let half = width / 2;
+        for k in 0..half {
+            v[k] += v[k + half];
+        }
+        if width % 2 == 1 {
+            v[0] += v[width - 1];
+        }
+        width = half;
+    }
+    v[0]
+}
+
+/// RMSNorm of one row whose values this work-item sees through `values`; writes `y_row`. The sum
+/// of squares runs in `A` independent chains (`A` divides `V`; 1 in the general kernels, whose
+/// run-time loops over chunks keep an array of partial sums in memory).
+#[inline(always)]
+fn rmsnorm_row<T: Float, const V: usize, const A: usize>(
     values: &impl RowValues<V>,
     weight: *const T,
     y_row: *mut T,
     cols: u32,
     eps: f32,
+    sum: impl Fn(f32, u32) -> f32,
 ) {
-    let mut squares = 0.0;
+    let mut squares = [0.0; A];
     values.visit(|_, v| {
-        for x in v {
-            squares = mul_add(x, x, squares);
+        for (l, x) in v.into_iter().enumerate() {
+            squares[l % A] = mul_add(x, x, squares[l % A]);
         }
     });
-    let scale = 1.0 / sqrt(workgroup_sum(squares) / cols as f32 + eps);
+    let scale = 1.0 / sqrt(sum(lanes_sum(squares), 0) / cols as f32 + eps);
     values.visit(|c, v| {
         // SAFETY: chunk c lies in the row and in weight (cols elements each).
         let w = widen(unsafe { load_near::<T, V>(weight, c) });
@@ -85,30 +143,32 @@ fn rmsnorm_row<T: Float, const V: usize>(
     });
 }
 
-/// LayerNorm of one row whose values this work-item sees through `values`; writes `y_row`.
+/// LayerNorm of one row whose values this work-item sees through `values`; writes `y_row`; sums in
+/// `A` chains as for [`rmsnorm_row`].
 #[inline(always)]
-fn layernorm_row<T: Float, const V: usize>(
+fn layernorm_row<T: Float, const V: usize, const A: usize>(
     values: &impl RowValues<V>,
     weight: *const T,
     bias: *const T,
     y_row: *mut T,
     cols: u32,
     eps: f32,
+    sum: impl Fn(f32, u32) -> f32,
 ) {
-    let mut sum = 0.0;
+    let mut total = [0.0; A];
     values.visit(|_, v| {
-        for x in v {
-            sum += x;
+        for (l, x) in v.into_iter().enumerate() {
+            total[l % A] += x;
         }
     });
-    let mean = workgroup_sum(sum) / cols as f32;
-    let mut squares = 0.0;
+    let mean = sum(lanes_sum(total), 0) / cols as f32;
+    let mut squares = [0.0; A];
     values.visit(|_, v| {
-        for x in v {
-            squares = mul_add(x - mean, x - mean, squares);
+        for (l, x) in v.into_iter().enumerate() {
+            squares[l % A] = mul_add(x - mean, x - mean, squares[l % A]);
         }
     });
-    let scale = 1.0 / sqrt(workgroup_sum(squares) / cols as f32 + eps);
+    let scale = 1.0 / sqrt(sum(lanes_sum(squares), 1) / cols as f32 + eps);
     values.visit(|c, v| {
         // SAFETY: chunk c lies in the row, in weight and in bias (cols elements each).
         let (w, b) = unsafe {
@@ -139,8 +199,8 @@ fn rmsnorm_chunked<T: Float, const V: usize>(
         x,
         rows,
         cols,
-        |values, r| rmsnorm_row::<T, V>(values, weight, y_row(r), cols, eps),
-        |values, r| rmsnorm_row::<T, V>(values, weight, y_row(r), cols, eps),
+        |values, r| rmsnorm_row::<T, V, 1>(values, weight, y_row(r), cols, eps, workgroup_sum),
+        |values, r| rmsnorm_row::<T, V, 1>(values, weight, y_row(r), cols, eps, workgroup_sum),
     );
 }
 
@@ -161,8 +221,12 @@ fn layernorm_chunked<T: Float, const V: usize>(
         x,
         rows,
         cols,
-        |values, r| layernorm_row::<T, V>(values, weight, bias, y_row(r), cols, eps),
-        |values, r| layernorm_row::<T, V>(values, weight, bias, y_row(r), cols, eps),
+        |values, r| {
+            layernorm_row::<T, V, 1>(values, weight, bias, y_row(r), cols, eps, workgroup_sum)
+        },
+        |values, r| {
+            layernorm_row::<T, V, 1>(values, weight, bias, y_row(r), cols, eps, workgroup_sum)
+        },
     );
 }
 
@@ -274,4 +338,79 @@ pub fn layernorm_bf16(
     eps: f32,
 ) {
     layernorm::<bf16, 8>(x, weight, bias, y, rows, cols, eps);
+}
+
+/// RMSNorm of rows of exactly `CHUNKS * V * workgroup_size` elements, each work-item holding
+/// `CHUNKS` chunks of `V` (`V` = [`Float::PACK`]) in registers; the library launches it for
+/// such rows (rows of other lengths are left unwritten). Otherwise as `rmsnorm_<t>`.
+#[kernel(
+    max_threads = 1024,
+    whole_waves,
+    dynamic_lds = |threads, wave| 4 * threads / wave,
+    instances = [
+        rmsnorm_f32_c1<f32, 4, 1>, rmsnorm_f32_c2<f32, 4, 2>,
+        rmsnorm_f32_c4<f32, 4, 4>,
+        rmsnorm_f16_c1<f16, 8, 1>, rmsnorm_f16_c2<f16, 8, 2>,
+        rmsnorm_f16_c4<f16, 8, 4>,
+        rmsnorm_bf16_c1<bf16, 8, 1>, rmsnorm_bf16_c2<bf16, 8, 2>,
+        rmsnorm_bf16_c4<bf16, 8, 4>,
+    ]
+)]
+pub fn rmsnorm_held<T: Float, const V: usize, const CHUNKS: usize>(
+    x: *const T,
+    weight: *const T,
+    y: *mut T,
+    rows: u32,
+    cols: u32,
+    eps: f32,
+) {
+    const { assert!(V == T::PACK) };
+    let Some(r) = this_workgroups_row(rows) else {
+        return;
+    };
+    if cols != (CHUNKS * V) as u32 * workgroup_size_x() {
+        return;
+    }
+    let start = r * cols as usize;
+    // SAFETY: x and y hold rows * cols elements; row r starts 16-byte aligned (cols is a multiple
+    // of V) and holds CHUNKS * V * workgroup_size elements.
+    let (values, y_row) = unsafe { (Held::<T, V, CHUNKS>::load(x.add(start)), y.add(start)) };
+    rmsnorm_row::<T, V, V>(&values, weight, y_row, cols, eps, workgroup_sum_once);
+}
+
+/// LayerNorm of rows of exactly `CHUNKS * V * workgroup_size` elements, as [`rmsnorm_held`];
+/// otherwise as `layernorm_<t>`, with dynamic LDS of `8 * workgroup_size / WAVE` bytes.
+#[kernel(
+    max_threads = 1024,
+    whole_waves,
+    dynamic_lds = |threads, wave| 8 * threads / wave,
+    instances = [
+        layernorm_f32_c1<f32, 4, 1>, layernorm_f32_c2<f32, 4, 2>,
+        layernorm_f32_c4<f32, 4, 4>,
+        layernorm_f16_c1<f16, 8, 1>, layernorm_f16_c2<f16, 8, 2>,
+        layernorm_f16_c4<f16, 8, 4>,
+        layernorm_bf16_c1<bf16, 8, 1>, layernorm_bf16_c2<bf16, 8, 2>,
+        layernorm_bf16_c4<bf16, 8, 4>,
+    ]
+)]
+pub fn layernorm_held<T: Float, const V: usize, const CHUNKS: usize>(
+    x: *const T,
+    weight: *const T,
+    bias: *const T,
+    y: *mut T,
+    rows: u32,
+    cols: u32,
+    eps: f32,
+) {
+    const { assert!(V == T::PACK) };
+    let Some(r) = this_workgroups_row(rows) else {
+        return;
+    };
+    if cols != (CHUNKS * V) as u32 * workgroup_size_x() {
+        return;
+    }
+    let start = r * cols as usize;
+    // SAFETY: as in rmsnorm_held.
+    let (values, y_row) = unsafe { (Held::<T, V, CHUNKS>::load(x.add(start)), y.add(start)) };
+    layernorm_row::<T, V, V>(&values, weight, bias, y_row, cols, eps, workgroup_sum_once);
 }

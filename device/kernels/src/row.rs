@@ -156,3 +156,44 @@ impl<const V: usize> RowValues<V> for Resident<V> {
         }
     }
 }
+
+/// A share of exactly `CHUNKS` chunks of `V` elements per work-item, held in registers: the row is
+/// `CHUNKS * workgroup_size` chunks, so no chunk is guarded and no register is idle. The chunks
+/// are kept as read and widened at each visit (LLVM merges the widenings, so in practice the
+/// registers hold them widened, `CHUNKS * V` f32 values).
+pub struct Held<T, const V: usize, const CHUNKS: usize> {
+    values: [[T; V]; CHUNKS],
+    first: u32,
+    stride: u32,
+}
+
+impl<T: Float, const V: usize, const CHUNKS: usize> Held<T, V, CHUNKS> {
+    /// Reads this work-item's chunks `t, t + W, ..., t + (CHUNKS - 1) * W` of the row starting at
+    /// `row` (work-item `t` of a workgroup of `W`).
+    ///
+    /// # Safety
+    /// `row` must hold `CHUNKS * W * V` elements (less than 4 GiB), 16-byte aligned when `V`
+    /// elements fill 16 bytes.
+    #[inline(always)]
+    pub unsafe fn load(row: *const T) -> Self {
+        let first = workitem_id_x();
+        let stride = workgroup_size_x();
+        // SAFETY: chunk first + k * stride < CHUNKS * W, inside the row the caller vouched for.
+        let values =
+            core::array::from_fn(|k| unsafe { load_near::<T, V>(row, first + k as u32 * stride) });
+        Self {
+            values,
+            first,
+            stride,
+        }
+    }
+}
+
+impl<T: Float, const V: usize, const CHUNKS: usize> RowValues<V> for Held<T, V, CHUNKS> {
+    #[inline(always)]
+    fn visit(&self, mut f: impl FnMut(u32, [f32; V])) {
+        for (k, chunk) in self.values.iter().enumerate() {
+            f(self.first + k as u32 * self.stride, widen(*chunk));
+        }
+    }
+}

@@ -74,6 +74,10 @@ pub(crate) type Rows<I, O> = fn(*const I, *mut O, u32, u32);
 pub(crate) type Rmsnorm<T> = fn(*const T, *const T, *mut T, u32, u32, f32);
 /// The signature of `layernorm_<t>`.
 pub(crate) type Layernorm<T> = fn(*const T, *const T, *const T, *mut T, u32, u32, f32);
+/// The chunks (of [`sealed::FloatDecls::PACK`] elements) each work-item holds in the held-row
+/// norm instances `rmsnorm_<t>_c<k>` and `layernorm_<t>_c<k>`, in the order of their tables.
+pub(crate) const HELD_CHUNKS: [u32; 3] = [1, 2, 4];
+
 /// The signature of a cast from `I` to `O`.
 pub(crate) type Convert<I, O> = fn(*const I, *mut O, u32);
 
@@ -110,6 +114,10 @@ pub(crate) mod sealed {
         const RMSNORM: KernelDecl<Rmsnorm<Self>>;
         /// `layernorm_<t>`.
         const LAYERNORM: KernelDecl<Layernorm<Self>>;
+        /// `rmsnorm_<t>_c<k>` for the chunks per work-item in [`HELD_CHUNKS`].
+        const RMSNORM_HELD: [KernelDecl<Rmsnorm<Self>>; 3];
+        /// `layernorm_<t>_c<k>` for the chunks per work-item in [`HELD_CHUNKS`].
+        const LAYERNORM_HELD: [KernelDecl<Layernorm<Self>>; 3];
         /// `softmax_<t>`.
         const SOFTMAX: KernelDecl<Rows<Self, Self>>;
         /// `cast_<t>_to_fp8_<format>`, in the order of [`Fp8Format::ALL`].
@@ -158,6 +166,16 @@ pub(crate) mod sealed {
         const ROW_ARGMAX: KernelDecl<Rows<f32, u32>> = row_reduce::row_argmax_f32;
         const RMSNORM: KernelDecl<Rmsnorm<f32>> = norm::rmsnorm_f32;
         const LAYERNORM: KernelDecl<Layernorm<f32>> = norm::layernorm_f32;
+        const RMSNORM_HELD: [KernelDecl<Rmsnorm<f32>>; 3] = [
+            norm::rmsnorm_f32_c1,
+            norm::rmsnorm_f32_c2,
+            norm::rmsnorm_f32_c4,
+        ];
+        const LAYERNORM_HELD: [KernelDecl<Layernorm<f32>>; 3] = [
+            norm::layernorm_f32_c1,
+            norm::layernorm_f32_c2,
+            norm::layernorm_f32_c4,
+        ];
         const SOFTMAX: KernelDecl<Rows<f32, f32>> = softmax::softmax_f32;
         const TO_FP8: [KernelDecl<Convert<f32, u8>>; 4] = [
             cast::cast_f32_to_fp8_e4m3fn,
@@ -186,6 +204,16 @@ pub(crate) mod sealed {
         const ROW_ARGMAX: KernelDecl<Rows<f16, u32>> = row_reduce::row_argmax_f16;
         const RMSNORM: KernelDecl<Rmsnorm<f16>> = norm::rmsnorm_f16;
         const LAYERNORM: KernelDecl<Layernorm<f16>> = norm::layernorm_f16;
+        const RMSNORM_HELD: [KernelDecl<Rmsnorm<f16>>; 3] = [
+            norm::rmsnorm_f16_c1,
+            norm::rmsnorm_f16_c2,
+            norm::rmsnorm_f16_c4,
+        ];
+        const LAYERNORM_HELD: [KernelDecl<Layernorm<f16>>; 3] = [
+            norm::layernorm_f16_c1,
+            norm::layernorm_f16_c2,
+            norm::layernorm_f16_c4,
+        ];
         const SOFTMAX: KernelDecl<Rows<f16, f16>> = softmax::softmax_f16;
         const TO_FP8: [KernelDecl<Convert<f16, u8>>; 4] = [
             cast::cast_f16_to_fp8_e4m3fn,
@@ -214,6 +242,16 @@ pub(crate) mod sealed {
         const ROW_ARGMAX: KernelDecl<Rows<bf16, u32>> = row_reduce::row_argmax_bf16;
         const RMSNORM: KernelDecl<Rmsnorm<bf16>> = norm::rmsnorm_bf16;
         const LAYERNORM: KernelDecl<Layernorm<bf16>> = norm::layernorm_bf16;
+        const RMSNORM_HELD: [KernelDecl<Rmsnorm<bf16>>; 3] = [
+            norm::rmsnorm_bf16_c1,
+            norm::rmsnorm_bf16_c2,
+            norm::rmsnorm_bf16_c4,
+        ];
+        const LAYERNORM_HELD: [KernelDecl<Layernorm<bf16>>; 3] = [
+            norm::layernorm_bf16_c1,
+            norm::layernorm_bf16_c2,
+            norm::layernorm_bf16_c4,
+        ];
         const SOFTMAX: KernelDecl<Rows<bf16, bf16>> = softmax::softmax_bf16;
         const TO_FP8: [KernelDecl<Convert<bf16, u8>>; 4] = [
             cast::cast_bf16_to_fp8_e4m3fn,

@@ -2,6 +2,7 @@
 //! 32-bit arguments, and choosing launch geometry for the two kernel layouts (grid-stride
 //! streaming kernels, and one workgroup per row).
 
+use super::dtype::HELD_CHUNKS;
 use super::error::LibraryError;
 use crate::device::{DeviceBuffer, DeviceProperties, TypedKernel};
 use crate::launch::LaunchConfig;
@@ -123,6 +124,48 @@ pub(crate) fn rows<F>(
     LaunchConfig::new([rows, 1, 1], block).with_dynamic_lds(kernel.dynamic_lds_for(block))
 }
 
+/// The held-row instance (from `kernels`, one per entry of [`HELD_CHUNKS`]) and its geometry
+/// for `rows` rows of `cols` elements of `pack` elements per chunk, when one covers the row
+/// exactly: `cols = chunks * pack * block` with the block a multiple of the wave size and within
+/// the kernel's and the device's maximum. The most chunks per work-item wins (the fewest waves
+/// per row); `None` leaves the row to the general kernel.
+pub(crate) fn held_rows<'k, F>(
+    kernels: &'k [TypedKernel<F>; HELD_CHUNKS.len()],
+    device: &DeviceProperties,
+    rows: u32,
+    cols: usize,
+    pack: usize,
+) -> Option<(&'k TypedKernel<F>, LaunchConfig)> {
+    let (k, block) = (0..HELD_CHUNKS.len()).rev().find_map(|k| {
+        let metadata = kernels[k].kernel().metadata();
+        let largest = metadata
+            .max_flat_workgroup_size
+            .min(device.max_threads_per_block);
+        held_block(
+            cols,
+            pack * HELD_CHUNKS[k] as usize,
+            metadata.wavefront_size,
+            largest,
+        )
+        .map(|block| (k, block))
+    })?;
+    let kernel = &kernels[k];
+    let block = [block, 1, 1];
+    let config =
+        LaunchConfig::new([rows, 1, 1], block).with_dynamic_lds(kernel.dynamic_lds_for(block));
+    Some((kernel, config))
+}
+
+/// The block that gives each work-item exactly `per_workitem` elements of a row of `cols`, if it
+/// is a whole number of waves of `wave` and at most `largest`.
+fn held_block(cols: usize, per_workitem: usize, wave: u32, largest: u32) -> Option<u32> {
+    if cols == 0 || !cols.is_multiple_of(per_workitem) {
+        return None;
+    }
+    let block = u32::try_from(cols / per_workitem).ok()?;
+    (wave > 0 && block.is_multiple_of(wave) && block <= largest).then_some(block)
+}
+
 /// The workgroup size of a row kernel for rows of `cols` elements: about
 /// [`ROW_ELEMENTS_PER_WORKITEM`] elements per work-item, a multiple of `wave`, at least one wave
 /// and at most `largest` (rounded down to whole waves).
@@ -204,6 +247,28 @@ mod tests {
             "largest rounded down to whole waves"
         );
         assert_eq!(row_block(1 << 20, 64, 40), 64, "never below one wave");
+    }
+
+    #[test]
+    fn held_blocks_cover_the_row_exactly_in_whole_waves() {
+        assert_eq!(held_block(4096, 64, 64, 1024), Some(64));
+        assert_eq!(held_block(4096, 64, 32, 1024), Some(64));
+        assert_eq!(held_block(4096, 32, 64, 1024), Some(128));
+        assert_eq!(
+            held_block(4096, 8, 64, 256),
+            None,
+            "block above the largest"
+        );
+        assert_eq!(held_block(8192, 8, 64, 1024), Some(1024));
+        assert_eq!(
+            held_block(3072, 64, 64, 1024),
+            None,
+            "48 is not whole waves"
+        );
+        assert_eq!(held_block(3072, 16, 64, 1024), Some(192));
+        assert_eq!(held_block(4100, 8, 64, 1024), None, "not a multiple");
+        assert_eq!(held_block(256, 8, 64, 1024), None, "less than a wave");
+        assert_eq!(held_block(0, 8, 64, 1024), None);
     }
 
     #[test]

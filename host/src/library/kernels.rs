@@ -14,6 +14,8 @@ use super::rope::RopeKernels;
 use super::scan::ScanKernels;
 use super::transpose::TransposeKernels;
 use crate::device::{DeviceError, Module, TypedKernel};
+use crate::launch::KernelSignature;
+use iron_intrinsics::launch::KernelDecl;
 
 /// The signature of an MX dequantization kernel.
 pub(crate) type DequantMx = fn(*const u8, *const u8, *mut f32, u32);
@@ -34,6 +36,10 @@ pub struct FloatKernels<T> {
     pub(crate) row_argmax: TypedKernel<Rows<T, u32>>,
     pub(crate) rmsnorm: TypedKernel<Rmsnorm<T>>,
     pub(crate) layernorm: TypedKernel<Layernorm<T>>,
+    /// `rmsnorm_<t>_c<k>`, in the order of [`HELD_CHUNKS`](super::dtype::HELD_CHUNKS).
+    pub(crate) rmsnorm_held: [TypedKernel<Rmsnorm<T>>; 3],
+    /// `layernorm_<t>_c<k>`, in the order of [`HELD_CHUNKS`](super::dtype::HELD_CHUNKS).
+    pub(crate) layernorm_held: [TypedKernel<Layernorm<T>>; 3],
     pub(crate) softmax: TypedKernel<Rows<T, T>>,
     pub(crate) to_fp8: [TypedKernel<Convert<T, u8>>; 4],
 }
@@ -54,6 +60,8 @@ impl<T: Float> FloatKernels<T> {
             row_argmax: module.kernel(T::ROW_ARGMAX)?,
             rmsnorm: module.kernel(T::RMSNORM)?,
             layernorm: module.kernel(T::LAYERNORM)?,
+            rmsnorm_held: resolve_all(module, T::RMSNORM_HELD)?,
+            layernorm_held: resolve_all(module, T::LAYERNORM_HELD)?,
             softmax: module.kernel(T::SOFTMAX)?,
             to_fp8: [
                 module.kernel(e4m3fn)?,
@@ -63,6 +71,20 @@ impl<T: Float> FloatKernels<T> {
             ],
         })
     }
+}
+
+/// Each of `decls`, resolved from `module`.
+fn resolve_all<F: KernelSignature, const N: usize>(
+    module: &Module,
+    decls: [KernelDecl<F>; N],
+) -> Result<[TypedKernel<F>; N], DeviceError> {
+    let mut kernels = Vec::with_capacity(N);
+    for decl in decls {
+        kernels.push(module.kernel(decl)?);
+    }
+    Ok(kernels
+        .try_into()
+        .unwrap_or_else(|_| unreachable!("one kernel per declaration")))
 }
 
 /// The kernels over raw 4-byte words and plain f32 arrays.

@@ -1,6 +1,9 @@
 //! Row normalizations of a row-major `[rows, cols]` tensor (`device/kernels/src/norm.rs`):
 //! RMSNorm and LayerNorm, f32 accumulation, `weight` (and `bias`) of `cols` elements applied to
-//! every row. One workgroup per row; a row of up to 32 elements per work-item is read once.
+//! every row. One workgroup per row. A row of `k * PACK * block` elements (`k` in 4, 2, 1, the
+//! most that gives a block of whole waves within the kernel's maximum) runs on the instance that
+//! holds exactly `k` chunks per work-item; any other row on the general kernel, which reads a row
+//! of up to 32 elements per work-item once.
 
 use super::Library;
 use super::dtype::Float;
@@ -51,9 +54,16 @@ impl Library {
         else {
             return Ok(());
         };
-        let kernel = &T::kernels(self).rmsnorm;
-        let config = geometry::rows(kernel, self.device().properties(), rows, cols as usize);
-        // SAFETY: rmsnorm_<t> reads x[0..rows * cols] and weight[0..cols] and writes
+        let kernels = T::kernels(self);
+        let device = self.device().properties();
+        let (kernel, config) =
+            geometry::held_rows(&kernels.rmsnorm_held, device, rows, cols as usize, T::PACK)
+                .unwrap_or_else(|| {
+                    let kernel = &kernels.rmsnorm;
+                    (kernel, geometry::rows(kernel, device, rows, cols as usize))
+                });
+        // SAFETY: rmsnorm_<t> (and rmsnorm_<t>_c<k>, launched only for rows of exactly
+        // k * PACK * block elements) reads x[0..rows * cols] and weight[0..cols] and writes
         // y[0..rows * cols], one workgroup per row; every buffer holds what the shape needs,
         // starts 16-byte aligned and y is distinct from the inputs; rows are shorter than 4 GiB.
         // The block is a multiple of the code object's wave size and the dynamic LDS holds one
@@ -85,8 +95,19 @@ impl Library {
         else {
             return Ok(());
         };
-        let kernel = &T::kernels(self).layernorm;
-        let config = geometry::rows(kernel, self.device().properties(), rows, cols as usize);
+        let kernels = T::kernels(self);
+        let device = self.device().properties();
+        let (kernel, config) = geometry::held_rows(
+            &kernels.layernorm_held,
+            device,
+            rows,
+            cols as usize,
+            T::PACK,
+        )
+        .unwrap_or_else(|| {
+            let kernel = &kernels.layernorm;
+            (kernel, geometry::rows(kernel, device, rows, cols as usize))
+        });
         // SAFETY: layernorm_<t> reads x[0..rows * cols], weight[0..cols] and bias[0..cols]
         // and writes y[0..rows * cols], one workgroup per row; as for rmsnorm above.
         unsafe { stream.launch(kernel, config, (x, weight, bias, y, rows, cols, eps))? };
