@@ -255,10 +255,12 @@ impl Diagnostics {
 /// (`path+file:///k#my-kernels@0.1.0`, or the older `my-kernels 0.1.0 (path+file:///k)`), else
 /// its target's name.
 fn package_name(message: &serde_json::Value) -> Option<&str> {
-    let from_id = message["package_id"].as_str().and_then(|id| match id.rsplit_once('#') {
-        Some((_, tail)) => tail.split('@').next(),
-        None => id.split(' ').next(),
-    });
+    let from_id = message["package_id"]
+        .as_str()
+        .and_then(|id| match id.rsplit_once('#') {
+            Some((_, tail)) => tail.split('@').next(),
+            None => id.split(' ').next(),
+        });
     from_id
         .filter(|name| !name.is_empty())
         .or_else(|| message["target"]["name"].as_str())
