@@ -340,6 +340,27 @@ pub fn layernorm_bf16(
     layernorm::<bf16, 8>(x, weight, bias, y, rows, cols, eps);
 }
 
+/// This workgroup's row of `x`, held in registers (`CHUNKS` chunks of `V` per work-item), and
+/// the start of its row of `y`: `None` when the workgroup has no row or the row is not exactly
+/// `CHUNKS * V * workgroup_size` elements. Workgroup-uniform.
+#[inline(always)]
+fn held_row<T: Float, const V: usize, const CHUNKS: usize>(
+    x: *const T,
+    y: *mut T,
+    rows: u32,
+    cols: u32,
+) -> Option<(Held<T, V, CHUNKS>, *mut T)> {
+    const { assert!(V == T::PACK) };
+    let r = this_workgroups_row(rows)?;
+    if cols != (CHUNKS * V) as u32 * workgroup_size_x() {
+        return None;
+    }
+    let start = r * cols as usize;
+    // SAFETY: x and y hold rows * cols elements; row r starts 16-byte aligned (cols is a multiple
+    // of V) and holds CHUNKS * V * workgroup_size elements.
+    Some(unsafe { (Held::<T, V, CHUNKS>::load(x.add(start)), y.add(start)) })
+}
+
 /// RMSNorm of rows of exactly `CHUNKS * V * workgroup_size` elements, each work-item holding
 /// `CHUNKS` chunks of `V` (`V` = [`Float::PACK`]) in registers; the library launches it for
 /// such rows (rows of other lengths are left unwritten). Otherwise as `rmsnorm_<t>`.
@@ -364,18 +385,9 @@ pub fn rmsnorm_held<T: Float, const V: usize, const CHUNKS: usize>(
     cols: u32,
     eps: f32,
 ) {
-    const { assert!(V == T::PACK) };
-    let Some(r) = this_workgroups_row(rows) else {
-        return;
-    };
-    if cols != (CHUNKS * V) as u32 * workgroup_size_x() {
-        return;
+    if let Some((values, y_row)) = held_row::<T, V, CHUNKS>(x, y, rows, cols) {
+        rmsnorm_row::<T, V, V>(&values, weight, y_row, cols, eps, workgroup_sum_once);
     }
-    let start = r * cols as usize;
-    // SAFETY: x and y hold rows * cols elements; row r starts 16-byte aligned (cols is a multiple
-    // of V) and holds CHUNKS * V * workgroup_size elements.
-    let (values, y_row) = unsafe { (Held::<T, V, CHUNKS>::load(x.add(start)), y.add(start)) };
-    rmsnorm_row::<T, V, V>(&values, weight, y_row, cols, eps, workgroup_sum_once);
 }
 
 /// LayerNorm of rows of exactly `CHUNKS * V * workgroup_size` elements, as [`rmsnorm_held`];
@@ -402,15 +414,7 @@ pub fn layernorm_held<T: Float, const V: usize, const CHUNKS: usize>(
     cols: u32,
     eps: f32,
 ) {
-    const { assert!(V == T::PACK) };
-    let Some(r) = this_workgroups_row(rows) else {
-        return;
-    };
-    if cols != (CHUNKS * V) as u32 * workgroup_size_x() {
-        return;
+    if let Some((values, y_row)) = held_row::<T, V, CHUNKS>(x, y, rows, cols) {
+        layernorm_row::<T, V, V>(&values, weight, bias, y_row, cols, eps, workgroup_sum_once);
     }
-    let start = r * cols as usize;
-    // SAFETY: as in rmsnorm_held.
-    let (values, y_row) = unsafe { (Held::<T, V, CHUNKS>::load(x.add(start)), y.add(start)) };
-    layernorm_row::<T, V, V>(&values, weight, bias, y_row, cols, eps, workgroup_sum_once);
 }
