@@ -94,26 +94,10 @@ fn per_float<T: Sample + RopeFloat>(r: &mut Runner<'_>, rows: usize) {
             Ok(vector(format!("{name} {t} {shape}"), bytes, n as u64, n))
         });
     }
-    let weights = T::SIZE * COLS as u64;
-    r.measure(Family::Norm, |r| {
-        let x = r.device_floats::<T>(n)?;
-        let weight = r.device_floats::<T>(COLS)?;
-        let mut y = r.zeros::<T>(n)?;
-        r.library
-            .rmsnorm(&r.stream, &x, &weight, 1e-6, &mut y, rows, COLS)?;
-        let label = format!("rmsnorm {t} {shape}");
-        Ok(vector(label, 2 * x_bytes + weights, 4 * n as u64, n))
-    });
-    r.measure(Family::Norm, |r| {
-        let x = r.device_floats::<T>(n)?;
-        let weight = r.device_floats::<T>(COLS)?;
-        let bias = r.device_floats::<T>(COLS)?;
-        let mut y = r.zeros::<T>(n)?;
-        r.library
-            .layernorm(&r.stream, &x, &weight, &bias, 1e-5, &mut y, rows, COLS)?;
-        let label = format!("layernorm {t} {shape}");
-        Ok(vector(label, 2 * x_bytes + 2 * weights, 7 * n as u64, n))
-    });
+    norms::<T>(r, rows, COLS);
+    for cols in NORM_COLS {
+        norms::<T>(r, NORM_ROWS, cols);
+    }
     r.measure(Family::Softmax, |r| {
         let x = r.device_floats::<T>(n)?;
         let mut y = r.zeros::<T>(n)?;
@@ -126,6 +110,44 @@ fn per_float<T: Sample + RopeFloat>(r: &mut Runner<'_>, rows: usize) {
         ))
     });
     rope::<T>(r, rows);
+}
+
+/// Rows of the norms' extra shapes.
+const NORM_ROWS: usize = 16;
+
+/// Row lengths beside [`COLS`] that take the norms' other kernels on both wave sizes: the
+/// library holds a row of `k * PACK * block` elements in registers with the largest `k` of 4,
+/// 2 and 1 that makes the block whole waves, and takes the general kernel for other rows. With
+/// f16 on wave64, 3072, 1536 take k = 2, 1; on wave32, 1536, 768 do; f32 on wave32 takes k = 1
+/// at 384; 4100 is general everywhere.
+const NORM_COLS: [usize; 5] = [3072, 1536, 768, 384, 4100];
+
+/// RMSNorm and LayerNorm over `rows` rows of `cols` elements of `T`.
+fn norms<T: Sample>(r: &mut Runner<'_>, rows: usize, cols: usize) {
+    let n = rows * cols;
+    let x_bytes = T::SIZE * n as u64;
+    let weights = T::SIZE * cols as u64;
+    let t = T::TYPE_NAME;
+    let shape = format!("{rows}x{cols}");
+    r.measure(Family::Norm, |r| {
+        let x = r.device_floats::<T>(n)?;
+        let weight = r.device_floats::<T>(cols)?;
+        let mut y = r.zeros::<T>(n)?;
+        r.library
+            .rmsnorm(&r.stream, &x, &weight, 1e-6, &mut y, rows, cols)?;
+        let label = format!("rmsnorm {t} {shape}");
+        Ok(vector(label, 2 * x_bytes + weights, 4 * n as u64, n))
+    });
+    r.measure(Family::Norm, |r| {
+        let x = r.device_floats::<T>(n)?;
+        let weight = r.device_floats::<T>(cols)?;
+        let bias = r.device_floats::<T>(cols)?;
+        let mut y = r.zeros::<T>(n)?;
+        r.library
+            .layernorm(&r.stream, &x, &weight, &bias, 1e-5, &mut y, rows, cols)?;
+        let label = format!("layernorm {t} {shape}");
+        Ok(vector(label, 2 * x_bytes + 2 * weights, 7 * n as u64, n))
+    });
 }
 
 /// RoPE over `rows` tokens of 32 heads of 128 elements, fully rotated.
