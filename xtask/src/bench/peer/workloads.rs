@@ -124,44 +124,13 @@ const FP8_SCALES: (f32, f32) = (0.5, 0.25);
 const LN_EPS: f32 = 1e-5;
 
 impl Op {
-    /// A short identifier (file names, the Triton request).
+    /// A short identifier (file names, the Triton request, the inputs' seed): the label with
+    /// every character but letters and digits made `_`.
     pub fn id(self) -> String {
-        match self {
-            Op::Add { n } => format!("add_f32_{n}"),
-            Op::Cast { from, to, n } => format!("cast_{}_{}_{n}", from.name(), to.name()),
-            Op::Sum { n } => format!("sum_f32_{n}"),
-            Op::RowSum { rows, cols } => format!("row_sum_f32_{rows}x{cols}"),
-            Op::Transpose { rows, cols } => format!("transpose_f32_{rows}x{cols}"),
-            Op::Rope {
-                tokens,
-                heads,
-                head_dim,
-            } => format!("rope_neox_f16_{tokens}x{heads}x{head_dim}"),
-            Op::GemmFp8 { side, fnuz } => format!("gemm_{}_f32_{side}", fp8_name(fnuz)),
-            Op::Attention {
-                heads,
-                seq,
-                head_dim,
-                causal,
-            } => format!(
-                "attention_f16_{heads}x{seq}x{head_dim}{}",
-                if causal { "_causal" } else { "" }
-            ),
-            Op::Softmax { dtype, rows, cols } => format!("softmax_{}_{rows}x{cols}", dtype.name()),
-            Op::RmsNorm { rows, cols } => format!("rmsnorm_f16_{rows}x{cols}"),
-            Op::LayerNorm { rows, cols } => format!("layernorm_f16_{rows}x{cols}"),
-            Op::Gemm {
-                dtype,
-                side,
-                b_col_major,
-            } => {
-                format!(
-                    "gemm_{}_f32_{side}_b{}",
-                    dtype.name(),
-                    if b_col_major { "col" } else { "row" }
-                )
-            }
-        }
+        self.label()
+            .chars()
+            .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+            .collect()
     }
 
     /// The label in the table.
