@@ -131,6 +131,10 @@ enum Cmd {
         /// With --peer: use the library build in this directory instead of building first.
         #[arg(long, value_name = "DIR", requires = "peer")]
         artifacts: Option<PathBuf>,
+        /// With --peer: only the workloads whose label contains this text (e.g. `softmax`,
+        /// `gemm f16`).
+        #[arg(long, value_name = "TEXT", requires = "peer")]
+        only: Option<String>,
     },
     /// Regenerate host/hip-runtime-sys's bindings from the HIP C headers (needs the Debian
     /// packages libamdhip64-dev and libclang-dev).
@@ -252,6 +256,7 @@ fn main() {
                 smoke,
                 large,
                 artifacts,
+                only,
                 ..
             } => bench::peer::run(
                 &root,
@@ -260,6 +265,7 @@ fn main() {
                     smoke,
                     large,
                     artifacts: artifacts.map(|a| cwd.join(a)),
+                    only,
                 },
             ),
             Cmd::Bench { quick, .. } => bench::run(&root, quick),

@@ -126,6 +126,7 @@ pub fn run_all(root: &Path) -> Result<()> {
             smoke: true,
             large: false,
             artifacts: Some(iron_dir.clone()),
+            only: None,
         },
     )?;
     step(format_args!(

@@ -37,6 +37,8 @@ pub struct Options {
     pub large: bool,
     /// `--artifacts`: use the library build in this directory instead of building.
     pub artifacts: Option<PathBuf>,
+    /// `--only`: keep the workloads whose label contains this text.
+    pub only: Option<String>,
 }
 
 /// The workloads at the requested shapes.
@@ -134,7 +136,15 @@ pub fn run(root: &Path, options: &Options) -> Result<()> {
     let peer_dir = build::target_dir(root).join("iron/peer");
     let triton = triton_env::prepare(&peer_dir)?;
     let script = root.join("xtask/src/bench/peer/kernels.py");
-    let all_ops = ops(options);
+    let mut all_ops = ops(options);
+    if let Some(only) = &options.only {
+        all_ops.retain(|op| op.label().contains(only.as_str()));
+        if all_ops.is_empty() {
+            bail!(
+                "--only {only:?}: no workload's label contains it (labels look like \"softmax f16 64x4096\")"
+            );
+        }
+    }
     let mut results = Results {
         triton_version: String::new(),
         fp_fusion: triton_env::FP_FUSION.into(),
