@@ -4,20 +4,20 @@
 //! variance), rows holding zeros, subnormals, a NaN or an infinity; poisoned outputs with a guard
 //! zone; and the emulator's counts: a row that fits is read once, a longer one once per pass.
 //! Rows of `k * PACK * block` elements (whole waves, `k` in 1, 2, 4) run on the held-row
-//! instances `<norm>_<t>_c<k>`, the others on the general kernel: [`NORM_SHAPES`] picks each
-//! instance on some wave size and falls back on others.
+//! instances `<norm>_<t>_c<k>`, the others on the general kernel: [`HELD_ROW_SHAPES`] picks each
+//! instance on each wave size, and every device runs them all.
 
 mod common;
 
 use common::{
-    KERNARG_BYTES_PER_WAVE, LibraryDevice, RESIDENT_COLS, ROW_SHAPES, TestFloat,
-    assert_floats_written, kernel_name, library_devices, poisoned_floats, rng, uniform, upload,
+    HELD_ROW_SHAPES, HeldRows, KERNARG_BYTES_PER_WAVE, LibraryDevice, RESIDENT_COLS, ROW_SHAPES,
+    TestFloat, assert_floats_written, library_devices, poisoned_floats, rng, uniform, upload,
 };
 use iron::library::{bf16, f16};
-use iron_tests::oracle::Format;
 use iron_tests::oracle::norm;
 use rand::Rng;
 use rand::rngs::StdRng;
+use std::collections::BTreeSet;
 
 /// The two norms.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -34,6 +34,15 @@ impl Norm {
         }
     }
 
+    /// The held-row instances.
+    fn held(self) -> HeldRows {
+        HeldRows {
+            base: self.name(),
+            chunks: &[1, 2, 4],
+            max_block: 1024,
+        }
+    }
+
     /// Passes over a row too long for the registers.
     fn streamed_passes(self) -> u64 {
         match self {
@@ -41,37 +50,6 @@ impl Norm {
             Norm::Layer => 3,
         }
     }
-}
-
-/// Shapes beyond the shared row shapes: rows of 512 to 65536 elements that pick each held-row
-/// instance (with 1, 2 and 3 waves of 32 or 64), and widths that fall back to the general
-/// kernel on one wave size or on both (768 f16 on wave64, 65536 f32 over a block of 1024).
-const NORM_SHAPES: [(usize, usize); 7] = [
-    (5, 512),
-    (5, 2048),
-    (5, 3072),
-    (2, 768),
-    (2, 8192),
-    (2, 16_384),
-    (1, 65_536),
-];
-
-/// The kernel the library runs for rows of `cols` elements of `T` on waves of `wave`: the
-/// held-row instance with the most chunks whose block is whole waves of at most 1024, or the
-/// general kernel.
-fn expected_kernel<T: TestFloat>(kind: Norm, cols: usize, wave: u32) -> (String, bool) {
-    let general = kernel_name::<T>(kind.name());
-    let pack = if T::FORMAT == Format::F32 { 4 } else { 8 };
-    for chunks in [4, 2, 1] {
-        let per_workitem = chunks * pack;
-        if cols > 0 && cols.is_multiple_of(per_workitem) {
-            let block = cols / per_workitem;
-            if block.is_multiple_of(wave as usize) && block <= 1024 {
-                return (format!("{general}_c{chunks}"), true);
-            }
-        }
-    }
-    (general, false)
 }
 
 /// Rows by row index: uniform; shifted by 1000 (a large mean); zeros and subnormals mixed in;
@@ -107,8 +85,8 @@ fn check<T: TestFloat>(
     rng: &mut StdRng,
     kind: Norm,
     (rows, cols): (usize, usize),
-) {
-    let (kernel, held) = expected_kernel::<T>(kind, cols, d.wave);
+) -> String {
+    let (kernel, held) = kind.held().expected_kernel::<T>(cols, d.wave);
     let context = format!("{} {kernel} {rows}x{cols}", d.gfx);
     let eps = 1e-5f32;
     let x = norm_rows::<T>(rng, rows, cols);
@@ -151,7 +129,7 @@ fn check<T: TestFloat>(
     }
     if rows * cols == 0 {
         d.dispatches(&[]);
-        return;
+        return kernel;
     }
     let traffic = d.last_dispatch(&kernel);
     let row_bytes = (rows * cols * size_of::<T>()) as u64;
@@ -168,17 +146,22 @@ fn check<T: TestFloat>(
         "{context}: {} bytes read, {passes} pass(es) over x and one over the row operands make {least}",
         traffic.read
     );
+    kernel
 }
 
 fn everywhere(kind: Norm, seed: u64) {
     let mut rng = rng(seed);
     for d in library_devices() {
         d.clear_counters();
-        for shape in ROW_SHAPES.into_iter().chain(NORM_SHAPES) {
-            check::<f32>(&d, &mut rng, kind, shape);
-            check::<f16>(&d, &mut rng, kind, shape);
-            check::<bf16>(&d, &mut rng, kind, shape);
+        let mut ran = [(); 3].map(|_| BTreeSet::new());
+        for shape in ROW_SHAPES.into_iter().chain(HELD_ROW_SHAPES) {
+            ran[0].insert(check::<f32>(&d, &mut rng, kind, shape));
+            ran[1].insert(check::<f16>(&d, &mut rng, kind, shape));
+            ran[2].insert(check::<bf16>(&d, &mut rng, kind, shape));
         }
+        kind.held().assert_all_ran::<f32>(&d.gfx, &ran[0]);
+        kind.held().assert_all_ran::<f16>(&d.gfx, &ran[1]);
+        kind.held().assert_all_ran::<bf16>(&d.gfx, &ran[2]);
     }
 }
 

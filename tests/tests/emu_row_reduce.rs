@@ -2,19 +2,22 @@
 //! bf16 on every emulated gfx, against the oracles: empty, tiny, odd-width (single-element
 //! accesses), 16-byte-chunked and long rows; rows holding NaN, infinities, signed zeros and ties;
 //! poisoned outputs with a guard zone; and the emulator's counts (the input read once, one value
-//! written per row).
+//! written per row). Rows of `k * PACK * block` elements (whole waves, `k` in 1, 2, 4, 8, and 16
+//! for sum and max) run on the held-row instances `row_<op>_<t>_c<k>`, the others on the general
+//! kernel; every device runs each of them.
 
 mod common;
 
 use common::{
-    GUARD, KERNARG_BYTES_PER_WAVE, LibraryDevice, ROW_SHAPES, TestFloat, assert_floats_written,
-    assert_written, edgy, kernel_name, library_devices, rng, uniform, upload,
+    GUARD, HELD_ROW_SHAPES, HeldRows, KERNARG_BYTES_PER_WAVE, LibraryDevice, ROW_SHAPES, TestFloat,
+    assert_floats_written, assert_written, edgy, library_devices, rng, uniform, upload,
 };
 use iron::DeviceBuffer;
 use iron::library::{bf16, f16};
 use iron_tests::oracle::row_reduce;
 use rand::Rng;
 use rand::rngs::StdRng;
+use std::collections::BTreeSet;
 
 /// Rows for `row_sum`, by row index: finite values; with a NaN; with `+inf`; with both
 /// infinities.
@@ -83,8 +86,13 @@ fn row_values<T: TestFloat>(x: &[T], r: usize, cols: usize) -> Vec<f64> {
         .collect()
 }
 
-fn check_sum<T: TestFloat>(d: &LibraryDevice, rng: &mut StdRng, rows: usize, cols: usize) {
-    let kernel = kernel_name::<T>("row_sum");
+fn check_sum<T: TestFloat>(
+    d: &LibraryDevice,
+    rng: &mut StdRng,
+    rows: usize,
+    cols: usize,
+) -> String {
+    let (kernel, _) = held("row_sum").expected_kernel::<T>(cols, d.wave);
     let context = format!("{} {kernel} {rows}x{cols}", d.gfx);
     let x = sum_rows::<T>(rng, rows, cols);
     let mut out = common::poisoned_floats::<f32>(&d.device, rows);
@@ -107,10 +115,16 @@ fn check_sum<T: TestFloat>(d: &LibraryDevice, rng: &mut StdRng, rows: usize, col
         );
     }
     check_traffic::<T>(d, &kernel, rows, cols, &context);
+    kernel
 }
 
-fn check_max<T: TestFloat>(d: &LibraryDevice, rng: &mut StdRng, rows: usize, cols: usize) {
-    let kernel = kernel_name::<T>("row_max");
+fn check_max<T: TestFloat>(
+    d: &LibraryDevice,
+    rng: &mut StdRng,
+    rows: usize,
+    cols: usize,
+) -> String {
+    let (kernel, _) = held("row_max").expected_kernel::<T>(cols, d.wave);
     let context = format!("{} {kernel} {rows}x{cols}", d.gfx);
     let x = max_rows::<T>(rng, rows, cols);
     let mut out = common::poisoned_floats::<f32>(&d.device, rows);
@@ -133,11 +147,17 @@ fn check_max<T: TestFloat>(d: &LibraryDevice, rng: &mut StdRng, rows: usize, col
         );
     }
     check_traffic::<T>(d, &kernel, rows, cols, &context);
+    kernel
 }
 
-fn check_argmax<T: TestFloat>(d: &LibraryDevice, rng: &mut StdRng, rows: usize, cols: usize) {
+fn check_argmax<T: TestFloat>(
+    d: &LibraryDevice,
+    rng: &mut StdRng,
+    rows: usize,
+    cols: usize,
+) -> String {
     const POISON: u32 = 0xDEAD_BEEF;
-    let kernel = kernel_name::<T>("row_argmax");
+    let (kernel, _) = held("row_argmax").expected_kernel::<T>(cols, d.wave);
     let context = format!("{} {kernel} {rows}x{cols}", d.gfx);
     let x = max_rows::<T>(rng, rows, cols);
     let mut out = DeviceBuffer::from_slice(&d.device, &vec![POISON; rows + GUARD]).unwrap();
@@ -160,19 +180,38 @@ fn check_argmax<T: TestFloat>(d: &LibraryDevice, rng: &mut StdRng, rows: usize, 
         );
     }
     check_traffic::<T>(d, &kernel, rows, cols, &context);
+    kernel
 }
 
-/// `check` for every row shape and float type on every emulated gfx.
+/// The held-row instances of the reduction `base` (`row_sum`, `row_max`, `row_argmax`).
+fn held(base: &'static str) -> HeldRows {
+    HeldRows {
+        base,
+        chunks: if base == "row_argmax" {
+            &[1, 2, 4, 8]
+        } else {
+            &[1, 2, 4, 8, 16]
+        },
+        max_block: 512,
+    }
+}
+
+/// `check` for every row shape and float type on every emulated gfx, each device running every
+/// kernel of `base`.
 macro_rules! everywhere {
-    ($check:ident, $seed:expr) => {{
+    ($check:ident, $base:expr, $seed:expr) => {{
         let mut rng = rng($seed);
         for d in library_devices() {
             d.clear_counters();
-            for (rows, cols) in ROW_SHAPES {
-                $check::<f32>(&d, &mut rng, rows, cols);
-                $check::<f16>(&d, &mut rng, rows, cols);
-                $check::<bf16>(&d, &mut rng, rows, cols);
+            let mut ran = [(); 3].map(|_| BTreeSet::new());
+            for (rows, cols) in ROW_SHAPES.into_iter().chain(HELD_ROW_SHAPES) {
+                ran[0].insert($check::<f32>(&d, &mut rng, rows, cols));
+                ran[1].insert($check::<f16>(&d, &mut rng, rows, cols));
+                ran[2].insert($check::<bf16>(&d, &mut rng, rows, cols));
             }
+            held($base).assert_all_ran::<f32>(&d.gfx, &ran[0]);
+            held($base).assert_all_ran::<f16>(&d.gfx, &ran[1]);
+            held($base).assert_all_ran::<bf16>(&d.gfx, &ran[2]);
         }
     }};
 }
@@ -180,19 +219,19 @@ macro_rules! everywhere {
 #[test]
 #[ignore = "needs the device build: run `cargo xtask test`"]
 fn row_sum() {
-    everywhere!(check_sum, 31);
+    everywhere!(check_sum, "row_sum", 31);
 }
 
 #[test]
 #[ignore = "needs the device build: run `cargo xtask test`"]
 fn row_max() {
-    everywhere!(check_max, 32);
+    everywhere!(check_max, "row_max", 32);
 }
 
 #[test]
 #[ignore = "needs the device build: run `cargo xtask test`"]
 fn row_argmax() {
-    everywhere!(check_argmax, 33);
+    everywhere!(check_argmax, "row_argmax", 33);
 }
 
 #[test]

@@ -3,18 +3,21 @@
 //! registers and rows streamed twice), rows whose exponentials would overflow without the
 //! maximum's shift, rows holding `-inf` (which gives 0), a NaN or `+inf` (NaN everywhere) or
 //! only `-inf` (NaN everywhere); poisoned outputs with a guard zone; and the emulator's counts:
-//! a row that fits is read once, a longer one twice.
+//! a row that fits is read once, a longer one twice. Rows of `k * PACK * block` elements (whole
+//! waves, `k` in 1, 2, 4) run on the held-row instances `softmax_<t>_c<k>`, the others on the
+//! general kernel; every device runs each of them.
 
 mod common;
 
 use common::{
-    KERNARG_BYTES_PER_WAVE, LibraryDevice, RESIDENT_COLS, ROW_SHAPES, TestFloat,
-    assert_floats_written, kernel_name, library_devices, poisoned_floats, rng, uniform, upload,
+    HELD_ROW_SHAPES, HeldRows, KERNARG_BYTES_PER_WAVE, LibraryDevice, RESIDENT_COLS, ROW_SHAPES,
+    TestFloat, assert_floats_written, library_devices, poisoned_floats, rng, uniform, upload,
 };
 use iron::library::{bf16, f16};
 use iron_tests::oracle::softmax;
 use rand::Rng;
 use rand::rngs::StdRng;
+use std::collections::BTreeSet;
 
 /// Rows by row index: uniform in [-10, 10]; in [60, 100] (e^x overflows f32 without the
 /// shift); with `-inf` mixed in; with one NaN; with one `+inf`; only `-inf`.
@@ -45,8 +48,20 @@ fn softmax_rows<T: TestFloat>(rng: &mut StdRng, rows: usize, cols: usize) -> Vec
     x
 }
 
-fn check<T: TestFloat>(d: &LibraryDevice, rng: &mut StdRng, (rows, cols): (usize, usize)) {
-    let kernel = kernel_name::<T>("softmax");
+/// The held-row instances `softmax_<t>_c<k>`.
+const HELD: HeldRows = HeldRows {
+    base: "softmax",
+    chunks: &[1, 2, 4],
+    max_block: 1024,
+};
+
+/// Checks one shape; returns the kernel that ran.
+fn check<T: TestFloat>(
+    d: &LibraryDevice,
+    rng: &mut StdRng,
+    (rows, cols): (usize, usize),
+) -> String {
+    let (kernel, held) = HELD.expected_kernel::<T>(cols, d.wave);
     let context = format!("{} {kernel} {rows}x{cols}", d.gfx);
     let x = softmax_rows::<T>(rng, rows, cols);
     let mut y = poisoned_floats::<T>(&d.device, rows * cols);
@@ -77,18 +92,19 @@ fn check<T: TestFloat>(d: &LibraryDevice, rng: &mut StdRng, (rows, cols): (usize
     }
     if rows * cols == 0 {
         d.dispatches(&[]);
-        return;
+        return kernel;
     }
     let traffic = d.last_dispatch(&kernel);
     let bytes = (rows * cols * size_of::<T>()) as u64;
     assert_eq!(traffic.written, bytes, "{context}: bytes written");
-    let passes = if cols <= RESIDENT_COLS { 1 } else { 2 };
+    let passes = if held || cols <= RESIDENT_COLS { 1 } else { 2 };
     let least = bytes * passes;
     assert!(
         traffic.read >= least && traffic.read <= least + traffic.waves * KERNARG_BYTES_PER_WAVE,
         "{context}: {} bytes read, {passes} pass(es) over x make {least}",
         traffic.read
     );
+    kernel
 }
 
 #[test]
@@ -97,11 +113,15 @@ fn softmax() {
     let mut rng = rng(51);
     for d in library_devices() {
         d.clear_counters();
-        for shape in ROW_SHAPES {
-            check::<f32>(&d, &mut rng, shape);
-            check::<f16>(&d, &mut rng, shape);
-            check::<bf16>(&d, &mut rng, shape);
+        let mut ran = [(); 3].map(|_| BTreeSet::new());
+        for shape in ROW_SHAPES.into_iter().chain(HELD_ROW_SHAPES) {
+            ran[0].insert(check::<f32>(&d, &mut rng, shape));
+            ran[1].insert(check::<f16>(&d, &mut rng, shape));
+            ran[2].insert(check::<bf16>(&d, &mut rng, shape));
         }
+        HELD.assert_all_ran::<f32>(&d.gfx, &ran[0]);
+        HELD.assert_all_ran::<f16>(&d.gfx, &ran[1]);
+        HELD.assert_all_ran::<bf16>(&d.gfx, &ran[2]);
     }
 }
 

@@ -4,7 +4,7 @@
 //! lanes active (wave-uniform control flow, and a workgroup size that is a multiple of
 //! [`WAVE`]); a kernel handling a tail gives out-of-range lanes the operation's identity instead of
 //! branching around the call. Reductions and scans work within rows of 16 lanes with DPP and
-//! combine rows with permlane instructions (RDNA) or the LDS crossbar (CDNA), for both wave sizes.
+//! combine rows with permlane instructions (RDNA) or `v_readlane` (CDNA), for both wave sizes.
 
 use crate::arch as amdgpu;
 use crate::id::lane_id;
@@ -150,6 +150,17 @@ fn dpp<T: WaveValue, const CTRL: u32>(old: T, src: T) -> T {
     })
 }
 
+/// Moves `src` across lanes by the DPP control `CTRL`, which gives every lane a source (a quad
+/// permutation or a rotation within rows). Written with `bound_ctrl` and all rows and banks
+/// enabled, the move can be folded by LLVM into the instruction that uses it (`v_add_f32_dpp`)
+/// instead of costing a copy and a `v_mov_b32_dpp`; with a source for every lane, `bound_ctrl`
+/// never applies.
+#[inline(always)]
+fn dpp_every_lane<T: WaveValue, const CTRL: u32>(src: T) -> T {
+    // SAFETY: DPP moves need all lanes active, which wave-wide callers guarantee.
+    T::from_bits(unsafe { amdgpu::update_dpp::<CTRL, 0xF, 0xF, true>(0, src.to_bits()) })
+}
+
 /// The value `x` holds in lane `src_lane` (taken modulo [`WAVE`]). Wave-wide.
 #[inline(always)]
 pub fn shuffle<T: WaveValue>(x: T, src_lane: u32) -> T {
@@ -210,50 +221,49 @@ pub fn read_lane<T: WaveValue>(x: T, lane: u32) -> T {
     T::from_bits(unsafe { amdgpu::readlane_u32(x.to_bits(), lane) })
 }
 
-/// Combines `x` with the value of lane `lane_id() ^ distance`, for distances 16 and 32, where
-/// `x` is uniform within each row of 16 lanes (as [`reduce`] leaves it).
+/// Combines the rows of 16 lanes of `v`, every lane of a row holding the row's result (as
+/// [`reduce`] leaves it), into the wave's result, in every lane.
 ///
-/// RDNA's LDS crossbar does not cross the halves of a wave64, so distance 32 reads lanes 0 and 32
-/// with `v_readlane` and combines them in the same order in every lane. `v_permlane64` would be
-/// the natural move, but llc sinks it into a following divergent branch, where it reads lanes
-/// the branch left stale.
+/// CDNA (wave64) reads the four rows' values with `v_readlane` and combines them as
+/// `(r0 op r1) op (r2 op r3)`: uniform, so the same in every lane, and no trip through the LDS
+/// crossbar. RDNA swaps the rows of each half with `v_permlanex16`; a wave64 then combines its
+/// halves through `v_readlane` of lanes 0 and 32 (`v_permlane64` would be the natural move, but llc
+/// sinks it into a following divergent branch, where it reads lanes the branch left stale).
 #[inline(always)]
-fn combine_rows<T: WaveNum>(x: T, distance: u32, op: fn(T, T) -> T) -> T {
+fn combine_rows<T: WaveNum>(v: T, op: fn(T, T) -> T) -> T {
     #[cfg(iron_family = "rdna")]
     {
-        if distance == 16 {
-            // SAFETY: permlane moves need all lanes active, which wave-wide callers guarantee.
-            let other = unsafe {
-                amdgpu::permlanex16_u32::<false, false>(
-                    x.to_bits(),
-                    x.to_bits(),
-                    0x7654_3210,
-                    0xFEDC_BA98,
-                )
-            };
-            op(x, T::from_bits(other))
+        // SAFETY: permlane moves need all lanes active, which wave-wide callers guarantee.
+        let other = unsafe {
+            amdgpu::permlanex16_u32::<false, false>(
+                v.to_bits(),
+                v.to_bits(),
+                0x7654_3210,
+                0xFEDC_BA98,
+            )
+        };
+        let halves = op(v, T::from_bits(other));
+        if WAVE == 64 {
+            op(read_lane(halves, 0), read_lane(halves, 32))
         } else {
-            op(read_lane(x, 0), read_lane(x, 32))
+            halves
         }
     }
     #[cfg(not(iron_family = "rdna"))]
     {
-        op(x, shuffle_xor(x, distance))
+        let (r0, r1) = (read_lane(v, 0), read_lane(v, 16));
+        let (r2, r3) = (read_lane(v, 32), read_lane(v, 48));
+        op(op(r0, r1), op(r2, r3))
     }
 }
 
 #[inline(always)]
 fn reduce<T: WaveNum>(x: T, op: fn(T, T) -> T) -> T {
-    let mut v = op(x, dpp::<T, { dpp_ctrl::QUAD_XOR1 }>(x, x));
-    v = op(v, dpp::<T, { dpp_ctrl::QUAD_XOR2 }>(v, v));
-    v = op(v, dpp::<T, { dpp_ctrl::ROW_ROR4 }>(v, v));
-    v = op(v, dpp::<T, { dpp_ctrl::ROW_ROR8 }>(v, v));
-    let mut distance = 16;
-    while distance < WAVE {
-        v = combine_rows(v, distance, op);
-        distance <<= 1;
-    }
-    v
+    let mut v = op(dpp_every_lane::<T, { dpp_ctrl::QUAD_XOR1 }>(x), x);
+    v = op(dpp_every_lane::<T, { dpp_ctrl::QUAD_XOR2 }>(v), v);
+    v = op(dpp_every_lane::<T, { dpp_ctrl::ROW_ROR4 }>(v), v);
+    v = op(dpp_every_lane::<T, { dpp_ctrl::ROW_ROR8 }>(v), v);
+    combine_rows(v, op)
 }
 
 #[inline(always)]

@@ -38,6 +38,7 @@ pub mod qgemv;
 pub mod reduce;
 pub mod rope;
 mod row;
+mod row_exchange;
 pub mod row_reduce;
 pub mod scan;
 pub mod softmax;

@@ -22,18 +22,13 @@
 use crate::dtype::{bf16, f16};
 use crate::{
     dtype::{Float, load_near, narrow, store_near, widen},
-    row::{Held, Resident, RowValues, Share, Streamed, this_workgroups_row},
+    row::{
+        Resident, RowValues, Share, Streamed, held_row_with_output, lanes_fold, this_workgroups_row,
+    },
+    row_exchange::sum_once,
 };
 use iron_intrinsics::kernel;
-use iron_intrinsics::{
-    fmath::sqrt,
-    id::{lane_id, wave_id, workgroup_size_x},
-    lds,
-    math::mul_add,
-    sync::workgroup_barrier,
-    target::WAVE,
-    wave, workgroup,
-};
+use iron_intrinsics::{fmath::sqrt, id::workgroup_size_x, lds, math::mul_add, workgroup};
 
 /// The sum of `x` over the workgroup, in every work-item (`_slot` unused: the LDS is free again
 /// on return). Workgroup-wide.
@@ -41,32 +36,6 @@ use iron_intrinsics::{
 fn workgroup_sum(x: f32, _slot: u32) -> f32 {
     // SAFETY: the kernel's dynamic LDS holds one f32 per wave (its declared `dynamic_lds`).
     unsafe { workgroup::reduce_sum(x, lds::dynamic::<f32>(), workgroup_size_x()) }
-}
-
-/// The sum of `x` over the workgroup, in every work-item, through the dynamic LDS's slot `slot`
-/// (one f32 per wave per slot; each slot used once per kernel): one wave reduction, and for more
-/// than one wave one barrier and a sum of the waves' partials, in the same order in every
-/// work-item. Workgroup-wide.
-#[inline(always)]
-fn workgroup_sum_once(x: f32, slot: u32) -> f32 {
-    let partial = wave::reduce_sum(x);
-    let waves = workgroup_size_x() / WAVE;
-    if waves == 1 {
-        return partial;
-    }
-    // SAFETY: the kernel's dynamic LDS holds one f32 per wave for each slot it uses.
-    let scratch = unsafe { lds::dynamic::<f32>().add((slot * waves) as usize) };
-    if lane_id() == 0 {
-        // SAFETY: wave_id() < waves, inside this slot; no other wave writes this element.
-        unsafe { *scratch.add(wave_id() as usize) = partial };
-    }
-    workgroup_barrier();
-    let mut total = 0.0;
-    for w in 0..waves {
-        // SAFETY: w < waves, inside this slot, written before the barrier.
-        total += unsafe { *scratch.add(w as usize) };
-    }
-    total
 }
 
 /// Calls `resident(values, row)` or `streamed(values, row)` for this workgroup's row, with the
@@ -95,26 +64,6 @@ fn with_row_values<T: Float, const V: usize>(
     }
 }
 
-/// The sum of `v`'s elements, pairwise. Partial sums kept per position of a chunk make
-/// independent chains instead of one serial chain of dependent adds (on gfx942 each dependent
-/// `v_fma_mix_f32` waits a cycle, on RDNA an `s_delay_alu`).
-#[inline(always)]
-fn lanes_sum<const V: usize>(v: [f32; V]) -> f32 {
-    let mut v = v;
-    let mut width = V;
-    while width > 1 {
-        let half = width / 2;
-        for k in 0..half {
-            v[k] += v[k + half];
-        }
-        if width % 2 == 1 {
-            v[0] += v[width - 1];
-        }
-        width = half;
-    }
-    v[0]
-}
-
 /// RMSNorm of one row whose values this work-item sees through `values`; writes `y_row`. The sum
 /// of squares runs in `A` independent chains (`A` divides `V`; 1 in the general kernels, whose
 /// run-time loops over chunks keep an array of partial sums in memory).
@@ -127,13 +76,14 @@ fn rmsnorm_row<T: Float, const V: usize, const A: usize>(
     eps: f32,
     sum: impl Fn(f32, u32) -> f32,
 ) {
-    let mut squares = [0.0; A];
+    // -0 is the exact identity of addition: the first chunk's additions fold away.
+    let mut squares = [-0.0; A];
     values.visit(|_, v| {
         for (l, x) in v.into_iter().enumerate() {
             squares[l % A] = mul_add(x, x, squares[l % A]);
         }
     });
-    let scale = 1.0 / sqrt(sum(lanes_sum(squares), 0) / cols as f32 + eps);
+    let scale = 1.0 / sqrt(sum(lanes_fold(squares, |a, b| a + b), 0) / cols as f32 + eps);
     values.visit(|c, v| {
         // SAFETY: chunk c lies in the row and in weight (cols elements each).
         let w = widen(unsafe { load_near::<T, V>(weight, c) });
@@ -155,20 +105,21 @@ fn layernorm_row<T: Float, const V: usize, const A: usize>(
     eps: f32,
     sum: impl Fn(f32, u32) -> f32,
 ) {
-    let mut total = [0.0; A];
+    // -0 is the exact identity of addition (as in `rmsnorm_row`).
+    let mut total = [-0.0; A];
     values.visit(|_, v| {
         for (l, x) in v.into_iter().enumerate() {
             total[l % A] += x;
         }
     });
-    let mean = sum(lanes_sum(total), 0) / cols as f32;
-    let mut squares = [0.0; A];
+    let mean = sum(lanes_fold(total, |a, b| a + b), 0) / cols as f32;
+    let mut squares = [-0.0; A];
     values.visit(|_, v| {
         for (l, x) in v.into_iter().enumerate() {
             squares[l % A] = mul_add(x - mean, x - mean, squares[l % A]);
         }
     });
-    let scale = 1.0 / sqrt(sum(lanes_sum(squares), 1) / cols as f32 + eps);
+    let scale = 1.0 / sqrt(sum(lanes_fold(squares, |a, b| a + b), 1) / cols as f32 + eps);
     values.visit(|c, v| {
         // SAFETY: chunk c lies in the row, in weight and in bias (cols elements each).
         let (w, b) = unsafe {
@@ -340,27 +291,6 @@ pub fn layernorm_bf16(
     layernorm::<bf16, 8>(x, weight, bias, y, rows, cols, eps);
 }
 
-/// This workgroup's row of `x`, held in registers (`CHUNKS` chunks of `V` per work-item), and
-/// the start of its row of `y`: `None` when the workgroup has no row or the row is not exactly
-/// `CHUNKS * V * workgroup_size` elements. Workgroup-uniform.
-#[inline(always)]
-fn held_row<T: Float, const V: usize, const CHUNKS: usize>(
-    x: *const T,
-    y: *mut T,
-    rows: u32,
-    cols: u32,
-) -> Option<(Held<T, V, CHUNKS>, *mut T)> {
-    const { assert!(V == T::PACK) };
-    let r = this_workgroups_row(rows)?;
-    if cols != (CHUNKS * V) as u32 * workgroup_size_x() {
-        return None;
-    }
-    let start = r * cols as usize;
-    // SAFETY: x and y hold rows * cols elements; row r starts 16-byte aligned (cols is a multiple
-    // of V) and holds CHUNKS * V * workgroup_size elements.
-    Some(unsafe { (Held::<T, V, CHUNKS>::load(x.add(start)), y.add(start)) })
-}
-
 /// RMSNorm of rows of exactly `CHUNKS * V * workgroup_size` elements, each work-item holding
 /// `CHUNKS` chunks of `V` (`V` = [`Float::PACK`]) in registers; the library launches it for
 /// such rows (rows of other lengths are left unwritten). Otherwise as `rmsnorm_<t>`.
@@ -385,8 +315,8 @@ pub fn rmsnorm_held<T: Float, const V: usize, const CHUNKS: usize>(
     cols: u32,
     eps: f32,
 ) {
-    if let Some((values, y_row)) = held_row::<T, V, CHUNKS>(x, y, rows, cols) {
-        rmsnorm_row::<T, V, V>(&values, weight, y_row, cols, eps, workgroup_sum_once);
+    if let Some((values, y_row)) = held_row_with_output::<T, V, CHUNKS>(x, y, rows, cols) {
+        rmsnorm_row::<T, V, V>(&values, weight, y_row, cols, eps, sum_once);
     }
 }
 
@@ -414,7 +344,7 @@ pub fn layernorm_held<T: Float, const V: usize, const CHUNKS: usize>(
     cols: u32,
     eps: f32,
 ) {
-    if let Some((values, y_row)) = held_row::<T, V, CHUNKS>(x, y, rows, cols) {
-        layernorm_row::<T, V, V>(&values, weight, bias, y_row, cols, eps, workgroup_sum_once);
+    if let Some((values, y_row)) = held_row_with_output::<T, V, CHUNKS>(x, y, rows, cols) {
+        layernorm_row::<T, V, V>(&values, weight, bias, y_row, cols, eps, sum_once);
     }
 }

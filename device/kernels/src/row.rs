@@ -189,11 +189,82 @@ impl<T: Float, const V: usize, const CHUNKS: usize> Held<T, V, CHUNKS> {
     }
 }
 
+impl<T: Float, const V: usize, const CHUNKS: usize> Held<T, V, CHUNKS> {
+    /// The row's chunk number of held chunk `k` (`k < CHUNKS`).
+    #[inline(always)]
+    pub fn chunk(&self, k: usize) -> u32 {
+        self.first + k as u32 * self.stride
+    }
+
+    /// The values of held chunk `k`, widened to f32.
+    #[inline(always)]
+    pub fn values(&self, k: usize) -> [f32; V] {
+        widen(self.values[k])
+    }
+}
+
 impl<T: Float, const V: usize, const CHUNKS: usize> RowValues<V> for Held<T, V, CHUNKS> {
     #[inline(always)]
     fn visit(&self, mut f: impl FnMut(u32, [f32; V])) {
-        for (k, chunk) in self.values.iter().enumerate() {
-            f(self.first + k as u32 * self.stride, widen(*chunk));
+        for k in 0..CHUNKS {
+            f(self.chunk(k), self.values(k));
         }
     }
+}
+
+/// This workgroup's row of `x` held in registers (`CHUNKS` chunks of `V` = [`Float::PACK`]
+/// elements per work-item) and the row's index: `None` when the workgroup has no row or the row
+/// is not exactly `CHUNKS * V * workgroup_size` elements. Workgroup-uniform.
+#[inline(always)]
+pub fn held_row<T: Float, const V: usize, const CHUNKS: usize>(
+    x: *const T,
+    rows: u32,
+    cols: u32,
+) -> Option<(Held<T, V, CHUNKS>, usize)> {
+    const { assert!(V == T::PACK) };
+    let r = this_workgroups_row(rows)?;
+    if cols != (CHUNKS * V) as u32 * workgroup_size_x() {
+        return None;
+    }
+    // SAFETY: x holds rows * cols elements; row r starts 16-byte aligned (cols is a multiple of
+    // V) and holds CHUNKS * V * workgroup_size elements.
+    Some((
+        unsafe { Held::<T, V, CHUNKS>::load(x.add(r * cols as usize)) },
+        r,
+    ))
+}
+
+/// This workgroup's row of `x` held in registers, as [`held_row`], and the start of its row of
+/// `y`, a `[rows, cols]` output like `x`.
+#[inline(always)]
+pub fn held_row_with_output<T: Float, const V: usize, const CHUNKS: usize>(
+    x: *const T,
+    y: *mut T,
+    rows: u32,
+    cols: u32,
+) -> Option<(Held<T, V, CHUNKS>, *mut T)> {
+    let (values, r) = held_row::<T, V, CHUNKS>(x, rows, cols)?;
+    // SAFETY: y holds rows * cols elements, like x, and r < rows.
+    Some((values, unsafe { y.add(r * cols as usize) }))
+}
+
+/// `v`'s elements combined with `op` pairwise (halves first). Partial results kept per position
+/// of a chunk make independent chains instead of one serial chain of dependent operations (on
+/// gfx942 each dependent `v_fma_mix_f32` waits a cycle, on RDNA an `s_delay_alu`); this folds
+/// them.
+#[inline(always)]
+pub fn lanes_fold<const V: usize>(v: [f32; V], op: impl Fn(f32, f32) -> f32) -> f32 {
+    let mut v = v;
+    let mut width = V;
+    while width > 1 {
+        let half = width / 2;
+        for k in 0..half {
+            v[k] = op(v[k], v[k + half]);
+        }
+        if width % 2 == 1 {
+            v[0] = op(v[0], v[width - 1]);
+        }
+        width = half;
+    }
+    v[0]
 }

@@ -16,19 +16,24 @@
 //! wide otherwise. Buffers must be 16-byte aligned; a row must be shorter than 4 GiB.
 //!
 //! Launch: one 1-D workgroup per row (workgroup `g` takes row `g`: a grid of at least `rows`
-//! workgroups); workgroup size a multiple of the wave size, up to 1024 (a single wave suits short rows); dynamic LDS of
-//! `4 * workgroup_size / WAVE` bytes (128 bytes covers every size and target).
+//! workgroups); workgroup size a multiple of the wave size, up to 1024 (a single wave suits short
+//! rows); dynamic LDS of `4 * workgroup_size / WAVE` bytes for sum and max, twice that for argmax
+//! (256 bytes covers every size and target).
+//!
+//! `row_<op>_<t>_c<k>` (`k` in 1, 2, 4, 8, and 16 for sum and max) take rows of exactly `k * PACK * workgroup_size`
+//! elements (`PACK` = 4 for f32, 8 for f16/bf16), each work-item holding `k` chunks of `PACK` in
+//! registers: no loop and no unused chunk. The library launches them for such rows. Their
+//! workgroups have up to 512 work-items: at 1024 LLVM gets 128 VGPRs per work-item, and the bf16
+//! instances holding 64 or 128 elements spill on gfx942.
 
 use crate::dtype::{bf16, f16};
 use crate::{
     dtype::Float,
-    row::{RowValues, Share, Streamed, this_workgroups_row},
+    row::{RowValues, Share, Streamed, held_row, lanes_fold, this_workgroups_row},
+    row_exchange::{max_once, min_once, sum_once},
 };
+use iron_intrinsics::id::workitem_id_x;
 use iron_intrinsics::kernel;
-use iron_intrinsics::{
-    id::{workgroup_size_x, workitem_id_x},
-    lds, workgroup,
-};
 
 /// A u32 whose unsigned order is the order of the f32 values, NaN (any) above `+inf`, `-0` just
 /// below `+0`.
@@ -69,7 +74,8 @@ trait Reduction {
     /// The result's type.
     type Out: Copy;
     /// The result for the row whose values this work-item sees through `values`, in every
-    /// work-item. Workgroup-wide.
+    /// work-item, exchanged through the dynamic LDS's slots ([`crate::row_exchange`]): slot 0,
+    /// and slot 1 for argmax. Workgroup-wide.
     fn reduce<const V: usize>(values: &impl RowValues<V>) -> Self::Out;
 }
 
@@ -80,15 +86,15 @@ impl Reduction for Sum {
     type Out = f32;
     #[inline(always)]
     fn reduce<const V: usize>(values: &impl RowValues<V>) -> f32 {
-        let mut lanes = [0.0f32; V];
+        // -0 is the exact identity of addition (`-0 + x` is `x` for every x, so the first chunk's
+        // additions fold away); the final `+ 0` keeps a row of zeros (or an empty row) at +0.
+        let mut lanes = [-0.0f32; V];
         values.visit(|_, v| {
             for l in 0..V {
                 lanes[l] += v[l];
             }
         });
-        let mine = lanes[1..].iter().fold(lanes[0], |a, &b| a + b);
-        // SAFETY: the kernel's dynamic LDS holds one f32 per wave (its declared `dynamic_lds`).
-        unsafe { workgroup::reduce_sum(mine, lds::dynamic::<f32>(), workgroup_size_x()) }
+        sum_once(lanes_fold(lanes, |a, b| a + b), 0) + 0.0
     }
 }
 
@@ -105,10 +111,7 @@ impl Reduction for Max {
                 best = best.max(order_key(x));
             }
         });
-        // SAFETY: the kernel's dynamic LDS holds one u32 per wave (its declared `dynamic_lds`).
-        from_order_key(unsafe {
-            workgroup::reduce_max(best, lds::dynamic::<u32>(), workgroup_size_x())
-        })
+        from_order_key(max_once(best, 0))
     }
 }
 
@@ -130,13 +133,9 @@ impl Reduction for Argmax {
                 }
             }
         });
-        let scratch = lds::dynamic::<u32>();
-        // SAFETY: the kernel's dynamic LDS holds one u32 per wave (its declared `dynamic_lds`),
-        // and the reductions use it one after the other.
-        let row_best = unsafe { workgroup::reduce_max(best, scratch, workgroup_size_x()) };
+        let row_best = max_once(best, 0);
         let candidate = if best == row_best { index } else { u32::MAX };
-        // SAFETY: as above.
-        unsafe { workgroup::reduce_min(candidate, scratch, workgroup_size_x()) }
+        min_once(candidate, 1)
     }
 }
 
@@ -221,19 +220,116 @@ pub fn row_max_bf16(x: *const bf16, out: *mut f32, rows: u32, cols: u32) {
 }
 
 /// Index of the first maximum of each row of f32; see the module docs.
-#[kernel(max_threads = 1024, whole_waves, dynamic_lds = |threads, wave| 4 * threads / wave)]
+#[kernel(max_threads = 1024, whole_waves, dynamic_lds = |threads, wave| 8 * threads / wave)]
 pub fn row_argmax_f32(x: *const f32, out: *mut u32, rows: u32, cols: u32) {
     reduce_rows::<f32, Argmax, 4>(x, out, rows, cols);
 }
 
 /// Index of the first maximum of each row of f16; see the module docs.
-#[kernel(max_threads = 1024, whole_waves, dynamic_lds = |threads, wave| 4 * threads / wave)]
+#[kernel(max_threads = 1024, whole_waves, dynamic_lds = |threads, wave| 8 * threads / wave)]
 pub fn row_argmax_f16(x: *const f16, out: *mut u32, rows: u32, cols: u32) {
     reduce_rows::<f16, Argmax, 8>(x, out, rows, cols);
 }
 
 /// Index of the first maximum of each row of bf16; see the module docs.
-#[kernel(max_threads = 1024, whole_waves, dynamic_lds = |threads, wave| 4 * threads / wave)]
+#[kernel(max_threads = 1024, whole_waves, dynamic_lds = |threads, wave| 8 * threads / wave)]
 pub fn row_argmax_bf16(x: *const bf16, out: *mut u32, rows: u32, cols: u32) {
     reduce_rows::<bf16, Argmax, 8>(x, out, rows, cols);
+}
+
+/// Reduces this workgroup's row, held in registers (`CHUNKS` chunks of `V` per work-item), with
+/// `R`, and stores the result at `out[row]` from work-item 0; rows of another length are left
+/// unwritten.
+#[inline(always)]
+fn reduce_held<T: Float, R: Reduction, const V: usize, const CHUNKS: usize>(
+    x: *const T,
+    out: *mut R::Out,
+    rows: u32,
+    cols: u32,
+) {
+    let Some((values, r)) = held_row::<T, V, CHUNKS>(x, rows, cols) else {
+        return;
+    };
+    let result = R::reduce(&values);
+    if workitem_id_x() == 0 {
+        // SAFETY: out holds rows elements and r < rows.
+        unsafe { *out.add(r) = result };
+    }
+}
+
+/// Sum of each row of exactly `CHUNKS * V * workgroup_size` elements, in f32; see the module docs.
+#[kernel(
+    max_threads = 512,
+    whole_waves,
+    dynamic_lds = |threads, wave| 4 * threads / wave,
+    instances = [
+        row_sum_f32_c1<f32, 4, 1>, row_sum_f32_c2<f32, 4, 2>,
+        row_sum_f32_c4<f32, 4, 4>, row_sum_f32_c8<f32, 4, 8>,
+        row_sum_f32_c16<f32, 4, 16>,
+        row_sum_f16_c1<f16, 8, 1>, row_sum_f16_c2<f16, 8, 2>,
+        row_sum_f16_c4<f16, 8, 4>, row_sum_f16_c8<f16, 8, 8>,
+        row_sum_f16_c16<f16, 8, 16>,
+        row_sum_bf16_c1<bf16, 8, 1>, row_sum_bf16_c2<bf16, 8, 2>,
+        row_sum_bf16_c4<bf16, 8, 4>, row_sum_bf16_c8<bf16, 8, 8>,
+        row_sum_bf16_c16<bf16, 8, 16>,
+    ]
+)]
+pub fn row_sum_held<T: Float, const V: usize, const CHUNKS: usize>(
+    x: *const T,
+    out: *mut f32,
+    rows: u32,
+    cols: u32,
+) {
+    reduce_held::<T, Sum, V, CHUNKS>(x, out, rows, cols);
+}
+
+/// Maximum of each row of exactly `CHUNKS * V * workgroup_size` elements, as f32; see the module
+/// docs.
+#[kernel(
+    max_threads = 512,
+    whole_waves,
+    dynamic_lds = |threads, wave| 4 * threads / wave,
+    instances = [
+        row_max_f32_c1<f32, 4, 1>, row_max_f32_c2<f32, 4, 2>,
+        row_max_f32_c4<f32, 4, 4>, row_max_f32_c8<f32, 4, 8>,
+        row_max_f32_c16<f32, 4, 16>,
+        row_max_f16_c1<f16, 8, 1>, row_max_f16_c2<f16, 8, 2>,
+        row_max_f16_c4<f16, 8, 4>, row_max_f16_c8<f16, 8, 8>,
+        row_max_f16_c16<f16, 8, 16>,
+        row_max_bf16_c1<bf16, 8, 1>, row_max_bf16_c2<bf16, 8, 2>,
+        row_max_bf16_c4<bf16, 8, 4>, row_max_bf16_c8<bf16, 8, 8>,
+        row_max_bf16_c16<bf16, 8, 16>,
+    ]
+)]
+pub fn row_max_held<T: Float, const V: usize, const CHUNKS: usize>(
+    x: *const T,
+    out: *mut f32,
+    rows: u32,
+    cols: u32,
+) {
+    reduce_held::<T, Max, V, CHUNKS>(x, out, rows, cols);
+}
+
+/// Index of the first maximum of each row of exactly `CHUNKS * V * workgroup_size` elements; see
+/// the module docs. No 16-chunk instances (LLVM keeps their keys in an array indexed at run time).
+#[kernel(
+    max_threads = 512,
+    whole_waves,
+    dynamic_lds = |threads, wave| 8 * threads / wave,
+    instances = [
+        row_argmax_f32_c1<f32, 4, 1>, row_argmax_f32_c2<f32, 4, 2>,
+        row_argmax_f32_c4<f32, 4, 4>, row_argmax_f32_c8<f32, 4, 8>,
+        row_argmax_f16_c1<f16, 8, 1>, row_argmax_f16_c2<f16, 8, 2>,
+        row_argmax_f16_c4<f16, 8, 4>, row_argmax_f16_c8<f16, 8, 8>,
+        row_argmax_bf16_c1<bf16, 8, 1>, row_argmax_bf16_c2<bf16, 8, 2>,
+        row_argmax_bf16_c4<bf16, 8, 4>, row_argmax_bf16_c8<bf16, 8, 8>,
+    ]
+)]
+pub fn row_argmax_held<T: Float, const V: usize, const CHUNKS: usize>(
+    x: *const T,
+    out: *mut u32,
+    rows: u32,
+    cols: u32,
+) {
+    reduce_held::<T, Argmax, V, CHUNKS>(x, out, rows, cols);
 }

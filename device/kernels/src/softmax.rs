@@ -27,7 +27,11 @@
 use crate::dtype::{bf16, f16};
 use crate::{
     dtype::{Float, narrow, store_near},
-    row::{Resident, RowValues, Share, Streamed, this_workgroups_row},
+    row::{
+        Held, Resident, RowValues, Share, Streamed, held_row_with_output, lanes_fold,
+        this_workgroups_row,
+    },
+    row_exchange::{max_once, sum_once},
 };
 use iron_intrinsics::kernel;
 use iron_intrinsics::{fmath::exp, id::workgroup_size_x, lds, math::mul_add, workgroup};
@@ -154,4 +158,66 @@ pub fn softmax_f16(x: *const f16, y: *mut f16, rows: u32, cols: u32) {
 #[kernel(max_threads = 1024, whole_waves, dynamic_lds = |threads, wave| 4 * threads / wave)]
 pub fn softmax_bf16(x: *const bf16, y: *mut bf16, rows: u32, cols: u32) {
     softmax::<bf16, 8>(x, y, rows, cols);
+}
+
+/// Softmax of a row held in registers, `CHUNKS` chunks of `V` per work-item: the maximum, then the
+/// exponentials kept in registers and summed (in `V` independent chains), then scaled by the
+/// reciprocal of the sum; writes `y_row`. One workgroup reduction each for the maximum and the sum.
+#[inline(always)]
+fn softmax_held_row<T: Float, const V: usize, const CHUNKS: usize>(
+    values: &Held<T, V, CHUNKS>,
+    y_row: *mut T,
+) {
+    let mut lane_max = [f32::NEG_INFINITY; V];
+    for k in 0..CHUNKS {
+        let v = values.values(k);
+        for l in 0..V {
+            lane_max[l] = lane_max[l].max(v[l]);
+        }
+    }
+    let max = max_once(lanes_fold(lane_max, f32::max), 0);
+    // -0 is the exact identity of addition: the first exponentials' additions fold away.
+    let mut sums = [-0.0f32; V];
+    let mut exps = [[0.0f32; V]; CHUNKS];
+    for (k, chunk) in exps.iter_mut().enumerate() {
+        let v = values.values(k);
+        for l in 0..V {
+            chunk[l] = exp(v[l] - max);
+            sums[l] += chunk[l];
+        }
+    }
+    let inverse = 1.0 / sum_once(lanes_fold(sums, |a, b| a + b), 1);
+    for (k, e) in exps.iter().enumerate() {
+        // SAFETY: held chunk k lies in the row.
+        unsafe { store_near::<T, V>(y_row, values.chunk(k), narrow(e.map(|e| e * inverse))) };
+    }
+}
+
+/// Softmax of rows of exactly `CHUNKS * V * workgroup_size` elements, each work-item holding
+/// `CHUNKS` chunks of `V` (`V` = [`Float::PACK`]) in registers; the library launches it for such
+/// rows (rows of other lengths are left unwritten). Otherwise as `softmax_<t>`, with dynamic LDS
+/// of `8 * workgroup_size / WAVE` bytes. Up to 4 chunks: with 8, LLVM unrolls the loop over the
+/// exponentials too late for their array to leave scratch memory.
+#[kernel(
+    max_threads = 1024,
+    whole_waves,
+    dynamic_lds = |threads, wave| 8 * threads / wave,
+    instances = [
+        softmax_f32_c1<f32, 4, 1>, softmax_f32_c2<f32, 4, 2>,
+        softmax_f32_c4<f32, 4, 4>,
+        softmax_f16_c1<f16, 8, 1>, softmax_f16_c2<f16, 8, 2>,
+        softmax_f16_c4<f16, 8, 4>,
+        softmax_bf16_c1<bf16, 8, 1>, softmax_bf16_c2<bf16, 8, 2>,
+        softmax_bf16_c4<bf16, 8, 4>,
+    ]
+)]
+pub fn softmax_held<T: Float, const V: usize, const CHUNKS: usize>(
+    x: *const T,
+    y: *mut T,
+    rows: u32,
+    cols: u32,
+) {
+    if let Some((values, y_row)) = held_row_with_output::<T, V, CHUNKS>(x, y, rows, cols) {
+        softmax_held_row::<T, V, CHUNKS>(&values, y_row);
+    }
 }

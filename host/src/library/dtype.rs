@@ -75,8 +75,15 @@ pub(crate) type Rmsnorm<T> = fn(*const T, *const T, *mut T, u32, u32, f32);
 /// The signature of `layernorm_<t>`.
 pub(crate) type Layernorm<T> = fn(*const T, *const T, *const T, *mut T, u32, u32, f32);
 /// The chunks (of [`sealed::FloatDecls::PACK`] elements) each work-item holds in the held-row
-/// norm instances `rmsnorm_<t>_c<k>` and `layernorm_<t>_c<k>`, in the order of their tables.
+/// instances of the norms and softmax (`rmsnorm_<t>_c<k>`, `layernorm_<t>_c<k>`,
+/// `softmax_<t>_c<k>`), in the order of their tables.
 pub(crate) const HELD_CHUNKS: [u32; 3] = [1, 2, 4];
+/// The chunks each work-item holds in the held-row instances of the row sum and maximum
+/// (`row_sum_<t>_c<k>`, `row_max_<t>_c<k>`), in the order of their tables.
+pub(crate) const REDUCE_HELD_CHUNKS: [u32; 5] = [1, 2, 4, 8, 16];
+/// The chunks each work-item holds in the held-row instances of the row argmax
+/// (`row_argmax_<t>_c<k>`), in the order of their tables.
+pub(crate) const ARGMAX_HELD_CHUNKS: [u32; 4] = [1, 2, 4, 8];
 
 /// The signature of a cast from `I` to `O`.
 pub(crate) type Convert<I, O> = fn(*const I, *mut O, u32);
@@ -114,12 +121,20 @@ pub(crate) mod sealed {
         const RMSNORM: KernelDecl<Rmsnorm<Self>>;
         /// `layernorm_<t>`.
         const LAYERNORM: KernelDecl<Layernorm<Self>>;
+        /// `row_sum_<t>_c<k>` for the chunks per work-item in [`REDUCE_HELD_CHUNKS`].
+        const ROW_SUM_HELD: [KernelDecl<Rows<Self, f32>>; 5];
+        /// `row_max_<t>_c<k>` for the chunks per work-item in [`REDUCE_HELD_CHUNKS`].
+        const ROW_MAX_HELD: [KernelDecl<Rows<Self, f32>>; 5];
+        /// `row_argmax_<t>_c<k>` for the chunks per work-item in [`ARGMAX_HELD_CHUNKS`].
+        const ROW_ARGMAX_HELD: [KernelDecl<Rows<Self, u32>>; 4];
         /// `rmsnorm_<t>_c<k>` for the chunks per work-item in [`HELD_CHUNKS`].
         const RMSNORM_HELD: [KernelDecl<Rmsnorm<Self>>; 3];
         /// `layernorm_<t>_c<k>` for the chunks per work-item in [`HELD_CHUNKS`].
         const LAYERNORM_HELD: [KernelDecl<Layernorm<Self>>; 3];
         /// `softmax_<t>`.
         const SOFTMAX: KernelDecl<Rows<Self, Self>>;
+        /// `softmax_<t>_c<k>` for the chunks per work-item in [`HELD_CHUNKS`].
+        const SOFTMAX_HELD: [KernelDecl<Rows<Self, Self>>; 3];
         /// `cast_<t>_to_fp8_<format>`, in the order of [`Fp8Format::ALL`].
         const TO_FP8: [KernelDecl<Convert<Self, u8>>; 4];
 
@@ -164,6 +179,26 @@ pub(crate) mod sealed {
         const ROW_SUM: KernelDecl<Rows<f32, f32>> = row_reduce::row_sum_f32;
         const ROW_MAX: KernelDecl<Rows<f32, f32>> = row_reduce::row_max_f32;
         const ROW_ARGMAX: KernelDecl<Rows<f32, u32>> = row_reduce::row_argmax_f32;
+        const ROW_SUM_HELD: [KernelDecl<Rows<f32, f32>>; 5] = [
+            row_reduce::row_sum_f32_c1,
+            row_reduce::row_sum_f32_c2,
+            row_reduce::row_sum_f32_c4,
+            row_reduce::row_sum_f32_c8,
+            row_reduce::row_sum_f32_c16,
+        ];
+        const ROW_MAX_HELD: [KernelDecl<Rows<f32, f32>>; 5] = [
+            row_reduce::row_max_f32_c1,
+            row_reduce::row_max_f32_c2,
+            row_reduce::row_max_f32_c4,
+            row_reduce::row_max_f32_c8,
+            row_reduce::row_max_f32_c16,
+        ];
+        const ROW_ARGMAX_HELD: [KernelDecl<Rows<f32, u32>>; 4] = [
+            row_reduce::row_argmax_f32_c1,
+            row_reduce::row_argmax_f32_c2,
+            row_reduce::row_argmax_f32_c4,
+            row_reduce::row_argmax_f32_c8,
+        ];
         const RMSNORM: KernelDecl<Rmsnorm<f32>> = norm::rmsnorm_f32;
         const LAYERNORM: KernelDecl<Layernorm<f32>> = norm::layernorm_f32;
         const RMSNORM_HELD: [KernelDecl<Rmsnorm<f32>>; 3] = [
@@ -177,6 +212,11 @@ pub(crate) mod sealed {
             norm::layernorm_f32_c4,
         ];
         const SOFTMAX: KernelDecl<Rows<f32, f32>> = softmax::softmax_f32;
+        const SOFTMAX_HELD: [KernelDecl<Rows<f32, f32>>; 3] = [
+            softmax::softmax_f32_c1,
+            softmax::softmax_f32_c2,
+            softmax::softmax_f32_c4,
+        ];
         const TO_FP8: [KernelDecl<Convert<f32, u8>>; 4] = [
             cast::cast_f32_to_fp8_e4m3fn,
             cast::cast_f32_to_fp8_e5m2,
@@ -202,6 +242,26 @@ pub(crate) mod sealed {
         const ROW_SUM: KernelDecl<Rows<f16, f32>> = row_reduce::row_sum_f16;
         const ROW_MAX: KernelDecl<Rows<f16, f32>> = row_reduce::row_max_f16;
         const ROW_ARGMAX: KernelDecl<Rows<f16, u32>> = row_reduce::row_argmax_f16;
+        const ROW_SUM_HELD: [KernelDecl<Rows<f16, f32>>; 5] = [
+            row_reduce::row_sum_f16_c1,
+            row_reduce::row_sum_f16_c2,
+            row_reduce::row_sum_f16_c4,
+            row_reduce::row_sum_f16_c8,
+            row_reduce::row_sum_f16_c16,
+        ];
+        const ROW_MAX_HELD: [KernelDecl<Rows<f16, f32>>; 5] = [
+            row_reduce::row_max_f16_c1,
+            row_reduce::row_max_f16_c2,
+            row_reduce::row_max_f16_c4,
+            row_reduce::row_max_f16_c8,
+            row_reduce::row_max_f16_c16,
+        ];
+        const ROW_ARGMAX_HELD: [KernelDecl<Rows<f16, u32>>; 4] = [
+            row_reduce::row_argmax_f16_c1,
+            row_reduce::row_argmax_f16_c2,
+            row_reduce::row_argmax_f16_c4,
+            row_reduce::row_argmax_f16_c8,
+        ];
         const RMSNORM: KernelDecl<Rmsnorm<f16>> = norm::rmsnorm_f16;
         const LAYERNORM: KernelDecl<Layernorm<f16>> = norm::layernorm_f16;
         const RMSNORM_HELD: [KernelDecl<Rmsnorm<f16>>; 3] = [
@@ -215,6 +275,11 @@ pub(crate) mod sealed {
             norm::layernorm_f16_c4,
         ];
         const SOFTMAX: KernelDecl<Rows<f16, f16>> = softmax::softmax_f16;
+        const SOFTMAX_HELD: [KernelDecl<Rows<f16, f16>>; 3] = [
+            softmax::softmax_f16_c1,
+            softmax::softmax_f16_c2,
+            softmax::softmax_f16_c4,
+        ];
         const TO_FP8: [KernelDecl<Convert<f16, u8>>; 4] = [
             cast::cast_f16_to_fp8_e4m3fn,
             cast::cast_f16_to_fp8_e5m2,
@@ -240,6 +305,26 @@ pub(crate) mod sealed {
         const ROW_SUM: KernelDecl<Rows<bf16, f32>> = row_reduce::row_sum_bf16;
         const ROW_MAX: KernelDecl<Rows<bf16, f32>> = row_reduce::row_max_bf16;
         const ROW_ARGMAX: KernelDecl<Rows<bf16, u32>> = row_reduce::row_argmax_bf16;
+        const ROW_SUM_HELD: [KernelDecl<Rows<bf16, f32>>; 5] = [
+            row_reduce::row_sum_bf16_c1,
+            row_reduce::row_sum_bf16_c2,
+            row_reduce::row_sum_bf16_c4,
+            row_reduce::row_sum_bf16_c8,
+            row_reduce::row_sum_bf16_c16,
+        ];
+        const ROW_MAX_HELD: [KernelDecl<Rows<bf16, f32>>; 5] = [
+            row_reduce::row_max_bf16_c1,
+            row_reduce::row_max_bf16_c2,
+            row_reduce::row_max_bf16_c4,
+            row_reduce::row_max_bf16_c8,
+            row_reduce::row_max_bf16_c16,
+        ];
+        const ROW_ARGMAX_HELD: [KernelDecl<Rows<bf16, u32>>; 4] = [
+            row_reduce::row_argmax_bf16_c1,
+            row_reduce::row_argmax_bf16_c2,
+            row_reduce::row_argmax_bf16_c4,
+            row_reduce::row_argmax_bf16_c8,
+        ];
         const RMSNORM: KernelDecl<Rmsnorm<bf16>> = norm::rmsnorm_bf16;
         const LAYERNORM: KernelDecl<Layernorm<bf16>> = norm::layernorm_bf16;
         const RMSNORM_HELD: [KernelDecl<Rmsnorm<bf16>>; 3] = [
@@ -253,6 +338,11 @@ pub(crate) mod sealed {
             norm::layernorm_bf16_c4,
         ];
         const SOFTMAX: KernelDecl<Rows<bf16, bf16>> = softmax::softmax_bf16;
+        const SOFTMAX_HELD: [KernelDecl<Rows<bf16, bf16>>; 3] = [
+            softmax::softmax_bf16_c1,
+            softmax::softmax_bf16_c2,
+            softmax::softmax_bf16_c4,
+        ];
         const TO_FP8: [KernelDecl<Convert<bf16, u8>>; 4] = [
             cast::cast_bf16_to_fp8_e4m3fn,
             cast::cast_bf16_to_fp8_e5m2,

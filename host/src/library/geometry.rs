@@ -2,7 +2,6 @@
 //! 32-bit arguments, and choosing launch geometry for the two kernel layouts (grid-stride
 //! streaming kernels, and one workgroup per row).
 
-use super::dtype::HELD_CHUNKS;
 use super::error::LibraryError;
 use crate::device::{DeviceBuffer, DeviceProperties, TypedKernel};
 use crate::launch::LaunchConfig;
@@ -124,26 +123,27 @@ pub(crate) fn rows<F>(
     LaunchConfig::new([rows, 1, 1], block).with_dynamic_lds(kernel.dynamic_lds_for(block))
 }
 
-/// The held-row instance (from `kernels`, one per entry of [`HELD_CHUNKS`]) and its geometry
-/// for `rows` rows of `cols` elements of `pack` elements per chunk, when one covers the row
-/// exactly: `cols = chunks * pack * block` with the block a multiple of the wave size and within
-/// the kernel's and the device's maximum. The most chunks per work-item wins (the fewest waves
-/// per row); `None` leaves the row to the general kernel.
-pub(crate) fn held_rows<'k, F>(
-    kernels: &'k [TypedKernel<F>; HELD_CHUNKS.len()],
+/// The held-row instance (from `kernels`, holding `chunks[k]` chunks per work-item) and its
+/// geometry for `rows` rows of `cols` elements of `pack` elements per chunk, when one covers the
+/// row exactly: `cols = chunks * pack * block` with the block a multiple of the wave size and
+/// within the kernel's and the device's maximum. The most chunks per work-item wins (the fewest
+/// waves per row; `chunks` is increasing); `None` leaves the row to the general kernel.
+pub(crate) fn held_rows<'k, F, const N: usize>(
+    kernels: &'k [TypedKernel<F>; N],
+    chunks: [u32; N],
     device: &DeviceProperties,
     rows: u32,
     cols: usize,
     pack: usize,
 ) -> Option<(&'k TypedKernel<F>, LaunchConfig)> {
-    let (k, block) = (0..HELD_CHUNKS.len()).rev().find_map(|k| {
+    let (k, block) = (0..N).rev().find_map(|k| {
         let metadata = kernels[k].kernel().metadata();
         let largest = metadata
             .max_flat_workgroup_size
             .min(device.max_threads_per_block);
         held_block(
             cols,
-            pack * HELD_CHUNKS[k] as usize,
+            pack * chunks[k] as usize,
             metadata.wavefront_size,
             largest,
         )
@@ -154,6 +154,22 @@ pub(crate) fn held_rows<'k, F>(
     let config =
         LaunchConfig::new([rows, 1, 1], block).with_dynamic_lds(kernel.dynamic_lds_for(block));
     Some((kernel, config))
+}
+
+/// The kernel and geometry for `rows` rows of `cols` elements of `pack` elements per chunk: the
+/// held-row instance that covers the row exactly ([`held_rows`]), else `general` with the
+/// geometry of [`rows`].
+pub(crate) fn held_or_general<'k, F, const N: usize>(
+    general: &'k TypedKernel<F>,
+    held: &'k [TypedKernel<F>; N],
+    chunks: [u32; N],
+    device: &DeviceProperties,
+    rows: u32,
+    cols: usize,
+    pack: usize,
+) -> (&'k TypedKernel<F>, LaunchConfig) {
+    held_rows(held, chunks, device, rows, cols, pack)
+        .unwrap_or_else(|| (general, self::rows(general, device, rows, cols)))
 }
 
 /// The block that gives each work-item exactly `per_workitem` elements of a row of `cols`, if it

@@ -34,13 +34,26 @@ pub struct FloatKernels<T> {
     pub(crate) row_sum: TypedKernel<Rows<T, f32>>,
     pub(crate) row_max: TypedKernel<Rows<T, f32>>,
     pub(crate) row_argmax: TypedKernel<Rows<T, u32>>,
+    /// `row_sum_<t>_c<k>`, in the order of
+    /// [`REDUCE_HELD_CHUNKS`](super::dtype::REDUCE_HELD_CHUNKS).
+    pub(crate) row_sum_held: [TypedKernel<Rows<T, f32>>; 5],
+    /// `row_max_<t>_c<k>`, in the order of
+    /// [`REDUCE_HELD_CHUNKS`](super::dtype::REDUCE_HELD_CHUNKS).
+    pub(crate) row_max_held: [TypedKernel<Rows<T, f32>>; 5],
+    /// `row_argmax_<t>_c<k>`, in the order of
+    /// [`ARGMAX_HELD_CHUNKS`](super::dtype::ARGMAX_HELD_CHUNKS).
+    pub(crate) row_argmax_held: [TypedKernel<Rows<T, u32>>; 4],
     pub(crate) rmsnorm: TypedKernel<Rmsnorm<T>>,
     pub(crate) layernorm: TypedKernel<Layernorm<T>>,
-    /// `rmsnorm_<t>_c<k>`, in the order of [`HELD_CHUNKS`](super::dtype::HELD_CHUNKS).
+    /// `rmsnorm_<t>_c<k>`, in the order of
+    /// [`HELD_CHUNKS`](super::dtype::HELD_CHUNKS).
     pub(crate) rmsnorm_held: [TypedKernel<Rmsnorm<T>>; 3],
-    /// `layernorm_<t>_c<k>`, in the order of [`HELD_CHUNKS`](super::dtype::HELD_CHUNKS).
+    /// `layernorm_<t>_c<k>`, in the order of
+    /// [`HELD_CHUNKS`](super::dtype::HELD_CHUNKS).
     pub(crate) layernorm_held: [TypedKernel<Layernorm<T>>; 3],
     pub(crate) softmax: TypedKernel<Rows<T, T>>,
+    /// `softmax_<t>_c<k>`, in the order of [`HELD_CHUNKS`](super::dtype::HELD_CHUNKS).
+    pub(crate) softmax_held: [TypedKernel<Rows<T, T>>; 3],
     pub(crate) to_fp8: [TypedKernel<Convert<T, u8>>; 4],
 }
 
@@ -58,11 +71,15 @@ impl<T: Float> FloatKernels<T> {
             row_sum: module.kernel(T::ROW_SUM)?,
             row_max: module.kernel(T::ROW_MAX)?,
             row_argmax: module.kernel(T::ROW_ARGMAX)?,
+            row_sum_held: resolve_all(module, T::ROW_SUM_HELD)?,
+            row_max_held: resolve_all(module, T::ROW_MAX_HELD)?,
+            row_argmax_held: resolve_all(module, T::ROW_ARGMAX_HELD)?,
             rmsnorm: module.kernel(T::RMSNORM)?,
             layernorm: module.kernel(T::LAYERNORM)?,
             rmsnorm_held: resolve_all(module, T::RMSNORM_HELD)?,
             layernorm_held: resolve_all(module, T::LAYERNORM_HELD)?,
             softmax: module.kernel(T::SOFTMAX)?,
+            softmax_held: resolve_all(module, T::SOFTMAX_HELD)?,
             to_fp8: [
                 module.kernel(e4m3fn)?,
                 module.kernel(e5m2)?,

@@ -6,7 +6,7 @@
 //! of up to 32 elements per work-item once.
 
 use super::Library;
-use super::dtype::Float;
+use super::dtype::{Float, HELD_CHUNKS};
 use super::error::LibraryError;
 use super::geometry::{self, RowShape, check_holds, elements_of, row_shape};
 use crate::device::{DeviceBuffer, Stream};
@@ -56,12 +56,15 @@ impl Library {
         };
         let kernels = T::kernels(self);
         let device = self.device().properties();
-        let (kernel, config) =
-            geometry::held_rows(&kernels.rmsnorm_held, device, rows, cols as usize, T::PACK)
-                .unwrap_or_else(|| {
-                    let kernel = &kernels.rmsnorm;
-                    (kernel, geometry::rows(kernel, device, rows, cols as usize))
-                });
+        let (kernel, config) = geometry::held_or_general(
+            &kernels.rmsnorm,
+            &kernels.rmsnorm_held,
+            HELD_CHUNKS,
+            device,
+            rows,
+            cols as usize,
+            T::PACK,
+        );
         // SAFETY: rmsnorm_<t> (and rmsnorm_<t>_c<k>, launched only for rows of exactly
         // k * PACK * block elements) reads x[0..rows * cols] and weight[0..cols] and writes
         // y[0..rows * cols], one workgroup per row; every buffer holds what the shape needs,
@@ -97,17 +100,15 @@ impl Library {
         };
         let kernels = T::kernels(self);
         let device = self.device().properties();
-        let (kernel, config) = geometry::held_rows(
+        let (kernel, config) = geometry::held_or_general(
+            &kernels.layernorm,
             &kernels.layernorm_held,
+            HELD_CHUNKS,
             device,
             rows,
             cols as usize,
             T::PACK,
-        )
-        .unwrap_or_else(|| {
-            let kernel = &kernels.layernorm;
-            (kernel, geometry::rows(kernel, device, rows, cols as usize))
-        });
+        );
         // SAFETY: layernorm_<t> reads x[0..rows * cols], weight[0..cols] and bias[0..cols]
         // and writes y[0..rows * cols], one workgroup per row; as for rmsnorm above.
         unsafe { stream.launch(kernel, config, (x, weight, bias, y, rows, cols, eps))? };

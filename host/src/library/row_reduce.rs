@@ -1,21 +1,31 @@
 //! Reductions of each row of a row-major `[rows, cols]` tensor to one value
 //! (`device/kernels/src/row_reduce.rs`): sum and maximum (f32 out), index of the first maximum
-//! (u32 out). One workgroup per row.
+//! (u32 out). One workgroup per row; a row of `k * PACK * block` elements (`k` in 16 (sum and max), 8, 4,
+//! 2, 1, the most that gives a block of whole waves) runs on the instance holding exactly `k` chunks per
+//! work-item in registers, any other row on the general kernel.
 
 use bytemuck::Pod;
 
 use super::Library;
-use super::dtype::{Float, Rows};
+use super::dtype::{ARGMAX_HELD_CHUNKS, Float, REDUCE_HELD_CHUNKS, Rows};
 use super::error::LibraryError;
 use super::geometry::{self, check_holds, elements_of, row_shape};
 use crate::device::{DeviceBuffer, Stream, TypedKernel};
 
 impl Library {
-    /// Checks and launches one row reduction writing `out[0..rows]`.
-    fn row_reduce<T: Float, O: Pod>(
+    /// Checks and launches one row reduction writing `out[0..rows]`: the held-row instance of
+    /// `held` (holding `chunks[k]` chunks per work-item) that covers the row exactly, else
+    /// `general`.
+    #[allow(
+        clippy::too_many_arguments,
+        reason = "the operation's kernels, its operands and its shape"
+    )]
+    fn row_reduce<T: Float, O: Pod, const N: usize>(
         &self,
         operation: &'static str,
-        kernel: &TypedKernel<Rows<T, O>>,
+        general: &TypedKernel<Rows<T, O>>,
+        held: &[TypedKernel<Rows<T, O>>; N],
+        chunks: [u32; N],
         stream: &Stream,
         x: &DeviceBuffer<T>,
         out: &mut DeviceBuffer<O>,
@@ -28,12 +38,21 @@ impl Library {
         if rows == 0 {
             return Ok(());
         }
-        let config = geometry::rows(kernel, self.device().properties(), shape.rows, cols);
-        // SAFETY: the kernel reads x[0..rows * cols] (rows shorter than 4 GiB, as checked) and
+        let (kernel, config) = geometry::held_or_general(
+            general,
+            held,
+            chunks,
+            self.device().properties(),
+            shape.rows,
+            cols,
+            T::PACK,
+        );
+        // SAFETY: the kernel (a held-row instance only for rows of exactly k * PACK * block
+        // elements) reads x[0..rows * cols] (rows shorter than 4 GiB, as checked) and
         // writes out[0..rows], one workgroup per row of the grid's `rows`; x and out hold that
         // many elements, start 16-byte aligned (device allocations do) and are distinct. The
-        // block is a multiple of the code object's wave size and the dynamic LDS holds one
-        // 4-byte slot per wave, as its workgroup reductions need.
+        // block is a multiple of the code object's wave size and the dynamic LDS is what the
+        // kernel declares for it, as its workgroup reductions need.
         unsafe { stream.launch(kernel, config, (x, out, shape.rows, shape.cols))? };
         Ok(())
     }
@@ -48,8 +67,18 @@ impl Library {
         rows: usize,
         cols: usize,
     ) -> Result<(), LibraryError> {
-        let kernel = &T::kernels(self).row_sum;
-        self.row_reduce("row_sum", kernel, stream, x, out, (rows, cols))
+        let kernels = T::kernels(self);
+        let (general, held) = (&kernels.row_sum, &kernels.row_sum_held);
+        self.row_reduce(
+            "row_sum",
+            general,
+            held,
+            REDUCE_HELD_CHUNKS,
+            stream,
+            x,
+            out,
+            (rows, cols),
+        )
     }
 
     /// `out[r] = max of row r` as f32 (exact; a row holding a NaN gives NaN, an empty row
@@ -62,8 +91,18 @@ impl Library {
         rows: usize,
         cols: usize,
     ) -> Result<(), LibraryError> {
-        let kernel = &T::kernels(self).row_max;
-        self.row_reduce("row_max", kernel, stream, x, out, (rows, cols))
+        let kernels = T::kernels(self);
+        let (general, held) = (&kernels.row_max, &kernels.row_max_held);
+        self.row_reduce(
+            "row_max",
+            general,
+            held,
+            REDUCE_HELD_CHUNKS,
+            stream,
+            x,
+            out,
+            (rows, cols),
+        )
     }
 
     /// `out[r] =` the index of the first maximal element of row r, in the order of
@@ -77,7 +116,17 @@ impl Library {
         rows: usize,
         cols: usize,
     ) -> Result<(), LibraryError> {
-        let kernel = &T::kernels(self).row_argmax;
-        self.row_reduce("row_argmax", kernel, stream, x, out, (rows, cols))
+        let kernels = T::kernels(self);
+        let (general, held) = (&kernels.row_argmax, &kernels.row_argmax_held);
+        self.row_reduce(
+            "row_argmax",
+            general,
+            held,
+            ARGMAX_HELD_CHUNKS,
+            stream,
+            x,
+            out,
+            (rows, cols),
+        )
     }
 }
