@@ -72,55 +72,72 @@ fn scans(r: &mut Runner<'_>, n: usize) {
 
 /// The row operations and RoPE over `T`.
 fn per_float<T: Sample + RopeFloat>(r: &mut Runner<'_>, rows: usize) {
-    let n = rows * COLS;
+    row_reductions::<T>(r, rows, COLS);
+    norms::<T>(r, rows, COLS);
+    softmax::<T>(r, rows, COLS);
+    for cols in EXTRA_COLS {
+        row_reductions::<T>(r, EXTRA_ROWS, cols);
+        norms::<T>(r, EXTRA_ROWS, cols);
+        softmax::<T>(r, EXTRA_ROWS, cols);
+    }
+    rope::<T>(r, rows);
+}
+
+/// Rows of the row operations' extra shapes.
+const EXTRA_ROWS: usize = 16;
+
+/// Row lengths beside [`COLS`] that take the row operations' other kernels on both wave sizes.
+/// The library holds a row of `k * PACK * block` elements in registers with the largest `k`
+/// that makes the block whole waves (norms and softmax: 4, 2, 1 up to 1024 work-items; row sum
+/// and max: 16 down to 1, argmax: 8 down to 1, up to 512), and takes the general kernel for
+/// other rows. With f16 on wave64, 3072 and 1536 take k = 2 and 1 for the norms; on wave32, 1536
+/// and 768 do; f32 on wave32 takes k = 1 at 384; 2048 and 8192 reach the reductions' 4, 8 and 16;
+/// 4100 is general everywhere.
+const EXTRA_COLS: [usize; 7] = [3072, 1536, 768, 384, 4100, 2048, 8192];
+
+/// Row sum, maximum and argmax over `rows` rows of `cols` elements of `T`.
+fn row_reductions<T: Sample>(r: &mut Runner<'_>, rows: usize, cols: usize) {
+    let n = rows * cols;
     let x_bytes = T::SIZE * n as u64;
     let t = T::TYPE_NAME;
-    let shape = format!("{rows}x{COLS}");
+    let shape = format!("{rows}x{cols}");
     for name in ["row_sum", "row_max", "row_argmax"] {
         r.measure(Family::RowReduction, |r| {
             let x = r.device_floats::<T>(n)?;
             let lib = r.library;
             if name == "row_argmax" {
                 let mut out = r.zeros::<u32>(rows)?;
-                lib.row_argmax(&r.stream, &x, &mut out, rows, COLS)?;
+                lib.row_argmax(&r.stream, &x, &mut out, rows, cols)?;
             } else {
                 let mut out = r.zeros::<f32>(rows)?;
                 match name {
-                    "row_sum" => lib.row_sum(&r.stream, &x, &mut out, rows, COLS)?,
-                    _ => lib.row_max(&r.stream, &x, &mut out, rows, COLS)?,
+                    "row_sum" => lib.row_sum(&r.stream, &x, &mut out, rows, cols)?,
+                    _ => lib.row_max(&r.stream, &x, &mut out, rows, cols)?,
                 }
             }
             let bytes = x_bytes + 4 * rows as u64;
             Ok(vector(format!("{name} {t} {shape}"), bytes, n as u64, n))
         });
     }
-    norms::<T>(r, rows, COLS);
-    for cols in NORM_COLS {
-        norms::<T>(r, NORM_ROWS, cols);
-    }
+}
+
+/// Softmax over `rows` rows of `cols` elements of `T`.
+fn softmax<T: Sample>(r: &mut Runner<'_>, rows: usize, cols: usize) {
+    let n = rows * cols;
+    let x_bytes = T::SIZE * n as u64;
+    let t = T::TYPE_NAME;
     r.measure(Family::Softmax, |r| {
         let x = r.device_floats::<T>(n)?;
         let mut y = r.zeros::<T>(n)?;
-        r.library.softmax(&r.stream, &x, &mut y, rows, COLS)?;
+        r.library.softmax(&r.stream, &x, &mut y, rows, cols)?;
         Ok(vector(
-            format!("softmax {t} {shape}"),
+            format!("softmax {t} {rows}x{cols}"),
             2 * x_bytes,
             4 * n as u64,
             n,
         ))
     });
-    rope::<T>(r, rows);
 }
-
-/// Rows of the norms' extra shapes.
-const NORM_ROWS: usize = 16;
-
-/// Row lengths beside [`COLS`] that take the norms' other kernels on both wave sizes: the
-/// library holds a row of `k * PACK * block` elements in registers with the largest `k` of 4,
-/// 2 and 1 that makes the block whole waves, and takes the general kernel for other rows. With
-/// f16 on wave64, 3072, 1536 take k = 2, 1; on wave32, 1536, 768 do; f32 on wave32 takes k = 1
-/// at 384; 4100 is general everywhere.
-const NORM_COLS: [usize; 5] = [3072, 1536, 768, 384, 4100];
 
 /// RMSNorm and LayerNorm over `rows` rows of `cols` elements of `T`.
 fn norms<T: Sample>(r: &mut Runner<'_>, rows: usize, cols: usize) {
