@@ -7,7 +7,7 @@ use crate::scratch::{self, ScratchCause};
 use crate::spec::write_spec;
 use crate::target::Target;
 use crate::toolchain::{Tools, run};
-use crate::{atomics, fences, opt, panics, printf, static_lds};
+use crate::{atomics, conversions, fences, opt, panics, printf, static_lds};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
@@ -198,6 +198,7 @@ pub fn compile(
         .and_then(|ir| static_lds::apply_static_lds(&ir))
         .and_then(|ir| printf::apply_printf(&ir))
         .and_then(|ir| panics::apply_panics(&ir))
+        .and_then(|ir| conversions::apply_conversions(&ir))
         .and_then(|ir| {
             let (ir, inline) = opt::mark_always_inline(&ir);
             opt::run_passes(tools, ir, inline, &out_dir)

@@ -33,6 +33,7 @@
 
 mod atomics;
 mod compile;
+mod conversions;
 mod docs;
 mod error;
 mod fences;

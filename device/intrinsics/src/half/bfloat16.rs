@@ -1,9 +1,21 @@
 //! The device's `bf16` (bfloat16: 1 sign, 8 exponent, 7 fraction bits; the top half of an f32).
 //!
-//! Stored as its bit pattern. Widening is a shift; narrowing is integer rounding (about five
-//! instructions, [`super::f32_to_bf16`]): none of the targets has a scalar bf16 conversion or
-//! bf16 arithmetic that LLVM reaches from Rust (Rust has no bfloat type), so every operator is
-//! a shift per operand, the f32 instruction and the rounding.
+//! Stored as its bit pattern. Widening is a shift; narrowing is gfx950's conversion instruction
+//! (`v_cvt_pk_bf16_f32`) there and integer rounding (about five instructions,
+//! [`super::f32_to_bf16`]) elsewhere. Rust has no bfloat type, so gfx950's conversion is reached
+//! through a marker that iron-build defines as LLVM's `fptrunc float to bfloat`. No target has
+//! bf16 arithmetic LLVM reaches, so every operator is a shift per operand, the f32 instruction
+//! and the rounding.
+
+#[cfg(iron_gfx = "gfx950")]
+crate::arch::gpu_extern! { "C" {
+    /// `fptrunc float to bfloat` as an i16 bit pattern (round to nearest even, a NaN made
+    /// quiet): iron-build defines this marker in the post-LTO module, and LLVM selects
+    /// `v_cvt_pk_bf16_f32` for it.
+    #[gpu(unsafe(ffi_const))]
+    #[link_name = "iron.cvt.bf16.f32"]
+    fn convert_to_bf16(x: f32) -> u16;
+}}
 
 /// A bfloat16 value: the same API subset as the `half` crate's `bf16` (which it is on the
 /// host), so that one kernel source compiles for both.
@@ -32,6 +44,21 @@ impl bf16 {
     #[inline(always)]
     #[must_use]
     pub fn from_f32(x: f32) -> bf16 {
+        #[cfg(iron_gfx = "gfx950")]
+        {
+            // SAFETY: a pure arithmetic conversion with no preconditions.
+            bf16(unsafe { convert_to_bf16(x) })
+        }
+        #[cfg(not(iron_gfx = "gfx950"))]
+        {
+            Self::from_f32_by_rounding(x)
+        }
+    }
+
+    /// [`Self::from_f32`] in integer instructions.
+    #[cfg(not(iron_gfx = "gfx950"))]
+    #[inline(always)]
+    fn from_f32_by_rounding(x: f32) -> bf16 {
         let bits = x.to_bits();
         // Adding just under half of the dropped part's unit, plus the kept part's lowest bit,
         // rounds to nearest with ties going to the even result; a carry moves into the exponent
