@@ -11,7 +11,7 @@ use crate::launch::LaunchConfig;
 const SINGLE_PASS_MAX: usize = 16 * STREAMING_BLOCK as usize;
 
 /// Elements each work-item of the first pass sums at least.
-const ELEMENTS_PER_WORKITEM: usize = 8;
+const ELEMENTS_PER_WORKITEM: usize = 16;
 
 impl Library {
     /// `total[0] = x[0] + ... + x[n - 1]` in f32 (0 for `n = 0`); `total` must hold at least one
@@ -37,7 +37,8 @@ impl Library {
         if n <= SINGLE_PASS_MAX {
             // SAFETY: sum_f32 reads x[0..n] with the grid's work-items (n + 256 stays far below
             // 2^32, so its indices do not wrap) and writes total[workgroup] for its one
-            // workgroup; x holds n elements and total one. The block is a multiple of the wave
+            // workgroup; x holds n elements (16-byte aligned, as device allocations are) and
+            // total one. The block is a multiple of the wave
             // and the LDS holds one f32 per wave, as its workgroup reduction needs.
             unsafe { stream.launch(kernel, one_workgroup, (x, total, n as u32))? };
             return Ok(());
@@ -53,7 +54,8 @@ impl Library {
         let mut partials = DeviceBuffer::<f32>::alloc(self.device(), workgroups as usize)?;
         // SAFETY: sum_f32 reads x[0..n] (n + the grid's work-items stays below 2^32, so its
         // grid-stride indices do not wrap) and writes partials[g] for each of the grid's
-        // workgroups, which partials holds; block and LDS as above.
+        // workgroups, which partials holds; x and partials are 16-byte aligned device
+        // allocations; block and LDS as above.
         unsafe { stream.launch(kernel, first, (x, &mut partials, count))? };
         // SAFETY: reads partials[0..workgroups] and writes total[0]; the same geometry as the
         // one-workgroup launch above.
