@@ -1,7 +1,9 @@
 //! `transpose_b32` and `transpose_b16` on the emulator for every emulated gfx: seeded random
 //! matrices of shapes that fill whole tiles, leave partial edge tiles, or are thinner than a
 //! tile, with grids from one workgroup per tile down to a single looping workgroup; the output's
-//! guard zone must stay untouched, and LDS must see no bank conflicts.
+//! guard zone must stay untouched, and LDS must see no bank conflicts. The whole-block kernels
+//! (`transpose_blocks_b32`, `transpose_blocks_b16`) run on matrices whose sides are multiples of
+//! 64, directly and through the library.
 
 use iron::{DeviceBuffer, LaunchConfig};
 use iron_kernels::transpose;
@@ -166,6 +168,61 @@ fn aligned_shapes_use_16_byte_accesses_and_no_bank_conflicts() {
     }
 }
 
+/// Runs a whole-block kernel on a `[rows, cols]` matrix of random `T` (sides multiples of 64, one
+/// workgroup per 64 x 64 block) into a poisoned output with a guard zone, and checks the result,
+/// the guard, that every global access was 16 bytes wide and that LDS saw no bank conflicts.
+fn check_whole_blocks<T>(
+    d: &iron_tests::devices::TestDevice,
+    kernel: &iron::TypedKernel<fn(*const T, *mut T, u32, u32)>,
+    (rows, cols): (usize, usize),
+    lds: u32,
+    rng: &mut StdRng,
+) where
+    T: bytemuck::Pod + PartialEq + std::fmt::Debug,
+    rand::distr::StandardUniform: rand::distr::Distribution<T>,
+{
+    let src: Vec<T> = (0..rows * cols).map(|_| rng.random()).collect();
+    let ds = DeviceBuffer::from_slice(&d.device, &src).unwrap();
+    let poison: T = bytemuck::cast_slice(&[0x5Au8; 16])[0];
+    let mut dst = DeviceBuffer::from_slice(&d.device, &vec![poison; rows * cols + GUARD]).unwrap();
+    let grid = [(cols / 64) as u32, (rows / 64) as u32, 1];
+    let cfg = LaunchConfig::new(grid, [transpose::BLOCK_THREADS, 1, 1]).with_dynamic_lds(lds);
+    d.emulator.take_counters();
+    // SAFETY: the kernel reads src[0..rows * cols] and writes dst[0..rows * cols], one
+    // workgroup per 64 x 64 block of the grid; both sides are multiples of 64.
+    unsafe {
+        d.device
+            .default_stream()
+            .launch(kernel, cfg, (&ds, &mut dst, rows as u32, cols as u32))
+            .unwrap()
+    };
+    let got = dst.to_vec().unwrap();
+    let n = rows * cols;
+    let context = format!("{} {rows}x{cols}", d.gfx);
+    assert_eq!(got[..n], reference(&src, rows, cols)[..], "{context}");
+    assert!(got[n..].iter().all(|&v| v == poison), "{context}: overran");
+    for (name, c) in d.emulator.take_counters() {
+        let [w1, w2, w4, w8, w12, w16] = c.global_access_widths;
+        assert_eq!((w1, w2, w4, w8, w12), (0, 0, 0, 0, 0), "{context} {name}");
+        assert!(w16 > 0, "{context} {name}");
+        assert_eq!(c.lds_bank_conflict_cycles, 0, "{context} {name}");
+    }
+}
+
+#[test]
+#[ignore = "needs the device build: run `cargo xtask test`"]
+fn the_whole_block_kernels_match_the_reference_without_bank_conflicts() {
+    let mut rng = StdRng::seed_from_u64(25);
+    for d in emulated_devices() {
+        let b32 = d.module.kernel(transpose::transpose_blocks_b32).unwrap();
+        let b16 = d.module.kernel(transpose::transpose_blocks_b16).unwrap();
+        for shape in [(64, 64), (128, 192), (192, 64), (64, 320)] {
+            check_whole_blocks(&d, &b32, shape, transpose::BLOCKS_B32_LDS, &mut rng);
+            check_whole_blocks(&d, &b16, shape, transpose::BLOCKS_B16_LDS, &mut rng);
+        }
+    }
+}
+
 #[test]
 #[ignore = "needs the device build: run `cargo xtask test`"]
 fn the_library_transposes_floats_and_checks_its_buffers() {
@@ -174,7 +231,7 @@ fn the_library_transposes_floats_and_checks_its_buffers() {
     for d in emulated_devices() {
         let library = Library::from_module(d.module.clone()).unwrap();
         let stream = d.device.default_stream();
-        for (rows, cols) in [(0, 9), (45, 70), (128, 64), (3, 1000)] {
+        for (rows, cols) in [(0, 9), (45, 70), (128, 64), (3, 1000), (192, 128)] {
             let src: Vec<f32> = (0..rows * cols).map(|_| rng.random()).collect();
             let ds = DeviceBuffer::from_slice(&d.device, &src).unwrap();
             let mut dst = DeviceBuffer::<f32>::zeros(&d.device, rows * cols).unwrap();

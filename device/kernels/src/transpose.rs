@@ -28,6 +28,9 @@
 //! every LDS instruction serves one address per work-item (no two-address `ds_read2`/`ds_write2`
 //! forms, which move two words per lane).
 //!
+//! `transpose_blocks_b32` and `transpose_blocks_b16` take matrices whose sides are multiples of 64
+//! with one 64 x 64 block per workgroup and no bounds checks or loops (see each kernel).
+//!
 //! Launch: 1-D workgroups of up to 256 work-items, a multiple of 8 (256 is best: one pass per
 //! phase for 4-byte tiles); workgroup `(x, y)` of the grid takes tile column `x` and tile row `y`
 //! and strides by the grid, so any grid works (one workgroup per tile, `ceil(cols / T)` by
@@ -46,6 +49,18 @@ use {
         sync::workgroup_barrier,
     },
 };
+
+/// Work-items per workgroup of the whole-block kernels (one LDS word column of a tile's chunk
+/// row each in the read phase).
+pub const BLOCK_THREADS: u32 = 256;
+/// Tiles per side of a whole-block kernel's block: 2 x 2 tiles of 32 (4-byte elements), one of
+/// 64 (2-byte elements), so that every block is 64 x 64 elements.
+pub const BLOCK_SIDE: u32 = 64;
+/// Dynamic LDS of `transpose_blocks_b32` (4 tiles of 4096 bytes, each followed by 16 bytes of
+/// padding).
+pub const BLOCKS_B32_LDS: u32 = 4 * (4096 + 16);
+/// Dynamic LDS of `transpose_blocks_b16` (1 tile of 8192 bytes and 16 bytes of padding).
+pub const BLOCKS_B16_LDS: u32 = 8192 + 16;
 
 /// Work-items per tile row in the load phase (8 x 16 bytes = a 32-word tile row).
 const ITEMS_PER_ROW: u32 = 8;
@@ -201,6 +216,79 @@ impl<E: Element, const V: usize, const D: usize> Tiles<E, V, D> {
         workgroup_barrier();
     }
 
+    /// Transposes the `SUB x SUB` tiles of this workgroup's block, tile rows and columns from
+    /// `workgroup_id_y() * SUB` and `workgroup_id_x() * SUB`, with a workgroup of exactly
+    /// [`BLOCK_THREADS`] work-items and every tile whole (`rows` and `cols` multiples of
+    /// `SUB * T`): the loads and LDS writes of every tile (LLVM issues the loads first), one
+    /// barrier, then every read and store, with no bounds checks. `lds` holds `SUB * SUB` tiles. Workgroup-wide.
+    #[inline(always)]
+    fn whole_block<const SUB: usize>(&self, lds: *mut LdsChunk) {
+        let t = workitem_id_x();
+        let v = V as u32;
+        // One chunk of padding after each tile: tiles a multiple of 256 bytes apart would let
+        // LLVM pair reads of two tiles into one `ds_read2st64_b32`, whose two addresses per lane
+        // then fall in the same bank.
+        let tile_chunks = (Self::T * ITEMS_PER_ROW) as usize + 1;
+        let origin = |s: usize| {
+            let tile_row = workgroup_id_y() * SUB as u32 + (s / SUB) as u32;
+            let tile_col = workgroup_id_x() * SUB as u32 + (s % SUB) as u32;
+            (tile_row * Self::T, tile_col * Self::T)
+        };
+        // Load slots per tile: T rows of 8 chunks over the block (1 for 4-byte, 2 for 2-byte
+        // elements).
+        let loads = V / 4;
+        for s in 0..SUB * SUB {
+            let (row0, col0) = origin(s);
+            for k in 0..loads {
+                let slot = t + k as u32 * BLOCK_THREADS;
+                let (r, q) = (slot / ITEMS_PER_ROW, slot % ITEMS_PER_ROW);
+                // SAFETY: row0 + r < rows and col0 + q * V + V <= cols (whole tiles); src holds
+                // rows * cols elements and its rows start 16-byte aligned (cols is a multiple
+                // of V).
+                let elements: [E; V] = unsafe {
+                    load::<E, V>(
+                        self.src.add(
+                            (row0 + r) as usize * self.cols as usize + (col0 + q * v) as usize,
+                        ),
+                        0,
+                    )
+                };
+                let words = core::array::from_fn(|w| {
+                    (0..D).fold(0, |word, j| {
+                        word | (elements[w * D + j].bits() << (32 / D as u32 * j as u32))
+                    })
+                });
+                // SAFETY: tile s of the SUB * SUB tiles lds holds; r < T, q < 8.
+                unsafe { *lds.add(s * tile_chunks + lds_chunk(r, q, v)) = LdsChunk(words) };
+            }
+        }
+        workgroup_barrier();
+        let (w, p) = (t / ITEMS_PER_ROW, t % ITEMS_PER_ROW);
+        for s in 0..SUB * SUB {
+            let (row0, col0) = origin(s);
+            let column: [u32; V] = core::array::from_fn(|i| {
+                let chunk = s * tile_chunks + lds_chunk(p * v + i as u32, w / CHUNK_WORDS, v);
+                // SAFETY: p * V + i < T and w / 4 < 8: inside tile s.
+                unsafe { (*lds.add(chunk)).0[(w % CHUNK_WORDS) as usize] }
+            });
+            for j in 0..D {
+                let run: [E; V] = core::array::from_fn(|i| E::from_word(column[i], j));
+                let dst_row = col0 + w * D as u32 + j as u32;
+                // SAFETY: dst_row < cols and row0 + p * V + V <= rows (whole tiles); dst holds
+                // cols * rows elements and its rows start 16-byte aligned (rows is a multiple
+                // of V).
+                unsafe {
+                    store::<E, V>(
+                        self.dst
+                            .add(dst_row as usize * self.rows as usize + (row0 + p * v) as usize),
+                        0,
+                        run,
+                    )
+                };
+            }
+        }
+    }
+
     /// Transposes every tile this workgroup owns.
     #[inline(always)]
     fn run(&self) {
@@ -243,4 +331,34 @@ pub fn transpose_b16(src: *const u16, dst: *mut u16, rows: u32, cols: u32) {
         cols,
     }
     .run();
+}
+
+/// Transposes a `[rows, cols]` matrix of 4-byte elements whose `rows` and `cols` are multiples of
+/// [`BLOCK_SIDE`] (64): workgroup `(x, y)` of a `(cols / 64, rows / 64)` grid takes the 64 x 64
+/// block at column `64 x` and row `64 y`, as 2 x 2 tiles of 32, with exactly [`BLOCK_THREADS`]
+/// work-items and [`BLOCKS_B32_LDS`] bytes of dynamic LDS; see the module docs.
+#[kernel(block = (256, 1, 1))]
+pub fn transpose_blocks_b32(src: *const u32, dst: *mut u32, rows: u32, cols: u32) {
+    Tiles::<u32, 4, 1> {
+        src,
+        dst,
+        rows,
+        cols,
+    }
+    .whole_block::<2>(lds::dynamic::<LdsChunk>());
+}
+
+/// Transposes a `[rows, cols]` matrix of 2-byte elements whose `rows` and `cols` are multiples of
+/// [`BLOCK_SIDE`] (64): workgroup `(x, y)` of a `(cols / 64, rows / 64)` grid takes the tile of
+/// 64 at column `64 x` and row `64 y`, with exactly [`BLOCK_THREADS`] work-items and
+/// [`BLOCKS_B16_LDS`] bytes of dynamic LDS; see the module docs.
+#[kernel(block = (256, 1, 1))]
+pub fn transpose_blocks_b16(src: *const u16, dst: *mut u16, rows: u32, cols: u32) {
+    Tiles::<u16, 8, 2> {
+        src,
+        dst,
+        rows,
+        cols,
+    }
+    .whole_block::<1>(lds::dynamic::<LdsChunk>());
 }

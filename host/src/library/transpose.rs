@@ -1,8 +1,12 @@
 //! Matrix transpose (`device/kernels/src/transpose.rs`): a row-major `[rows, cols]` matrix to
 //! `[cols, rows]`, bit for bit, through LDS tiles of 32 x 32 (4-byte elements) or 64 x 64
-//! (2-byte elements).
+//! (2-byte elements). A matrix whose sides are multiples of 64 runs on the whole-block kernels
+//! (one 64 x 64 block per workgroup, no bounds checks), any other on the general ones.
 
-use iron_kernels::transpose::{transpose_b16, transpose_b32};
+use iron_kernels::transpose::{
+    BLOCK_SIDE, BLOCK_THREADS, BLOCKS_B16_LDS, BLOCKS_B32_LDS, transpose_b16, transpose_b32,
+    transpose_blocks_b16, transpose_blocks_b32,
+};
 
 use super::Library;
 use super::error::LibraryError;
@@ -18,6 +22,8 @@ type Transpose<T> = fn(*const T, *mut T, u32, u32);
 pub(crate) struct TransposeKernels {
     b32: TypedKernel<Transpose<u32>>,
     b16: TypedKernel<Transpose<u16>>,
+    blocks_b32: TypedKernel<Transpose<u32>>,
+    blocks_b16: TypedKernel<Transpose<u16>>,
 }
 
 impl TransposeKernels {
@@ -26,6 +32,8 @@ impl TransposeKernels {
         Ok(TransposeKernels {
             b32: module.kernel(transpose_b32)?,
             b16: module.kernel(transpose_b16)?,
+            blocks_b32: module.kernel(transpose_blocks_b32)?,
+            blocks_b16: module.kernel(transpose_blocks_b16)?,
         })
     }
 }
@@ -61,16 +69,38 @@ impl Library {
         if elements == 0 {
             return Ok(());
         }
-        let grid = [
-            u32::try_from(cols.div_ceil(tile)).map_or(MAX_GRID, |g| g.min(MAX_GRID)),
-            u32::try_from(rows.div_ceil(tile)).map_or(MAX_GRID, |g| g.min(MAX_GRID)),
-            1,
-        ];
-        let config = LaunchConfig::new(grid, [TRANSPOSE_BLOCK, 1, 1]).with_dynamic_lds(lds);
-        let kernel = if T::WIDE {
-            self.kernels.transpose.b32.kernel()
+        let side = BLOCK_SIDE as usize;
+        let blocks = [cols / side, rows / side];
+        let whole_blocks = rows.is_multiple_of(side)
+            && cols.is_multiple_of(side)
+            && blocks.iter().all(|&b| b <= MAX_GRID as usize);
+        let (kernel, config) = if whole_blocks {
+            let lds = if T::WIDE {
+                BLOCKS_B32_LDS
+            } else {
+                BLOCKS_B16_LDS
+            };
+            let grid = [blocks[0] as u32, blocks[1] as u32, 1];
+            let kernel = if T::WIDE {
+                self.kernels.transpose.blocks_b32.kernel()
+            } else {
+                self.kernels.transpose.blocks_b16.kernel()
+            };
+            let config = LaunchConfig::new(grid, [BLOCK_THREADS, 1, 1]).with_dynamic_lds(lds);
+            (kernel, config)
         } else {
-            self.kernels.transpose.b16.kernel()
+            let grid = [
+                u32::try_from(cols.div_ceil(tile)).map_or(MAX_GRID, |g| g.min(MAX_GRID)),
+                u32::try_from(rows.div_ceil(tile)).map_or(MAX_GRID, |g| g.min(MAX_GRID)),
+                1,
+            ];
+            let kernel = if T::WIDE {
+                self.kernels.transpose.b32.kernel()
+            } else {
+                self.kernels.transpose.b16.kernel()
+            };
+            let config = LaunchConfig::new(grid, [TRANSPOSE_BLOCK, 1, 1]).with_dynamic_lds(lds);
+            (kernel, config)
         };
         let args = [
             buffer_arg(src),
@@ -78,10 +108,13 @@ impl Library {
             LaunchArg::value(&rows32.to_le_bytes()),
             LaunchArg::value(&cols32.to_le_bytes()),
         ];
-        // SAFETY: the kernel (transpose_b32 for 4-byte T, transpose_b16 for 2-byte T) reads
-        // src[0..rows * cols] and writes dst[0..rows * cols]; both hold that many elements,
-        // start 16-byte aligned (device allocations do) and are distinct. The workgroup size
-        // is a multiple of 8 and the dynamic LDS is what the kernel's tile needs.
+        // SAFETY: the kernel (transpose_b32 or transpose_blocks_b32 for 4-byte T, transpose_b16
+        // or transpose_blocks_b16 for 2-byte T) reads src[0..rows * cols] and writes
+        // dst[0..rows * cols]; both hold that many elements, start 16-byte aligned (device
+        // allocations do) and are distinct. The workgroup size is a multiple of 8 (exactly 256
+        // for the whole-block kernels, launched only when both sides are multiples of 64 and
+        // the grid is one workgroup per block) and the dynamic LDS is what the kernel's tiles
+        // need.
         unsafe { stream.launch_untyped(kernel, config, &args)? };
         Ok(())
     }

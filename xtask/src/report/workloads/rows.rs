@@ -219,15 +219,19 @@ fn gather<T: Width + Default>(r: &mut Runner<'_>) {
     });
 }
 
-/// A 2048 x 2048 transpose (a quarter of that per side for a smoke run).
+/// A 2048 x 2048 transpose and one of 2045 x 2053 (a quarter of that per side for a smoke run).
 fn transpose<T: Width + Default>(r: &mut Runner<'_>) {
     let side = r.size.scale(2048, 512);
-    let n = side * side;
-    r.measure(Family::Transpose, |r| {
-        let src = r.zeros::<T>(n)?;
-        let mut dst = r.zeros::<T>(n)?;
-        r.library.transpose(&r.stream, &src, &mut dst, side, side)?;
-        let label = format!("transpose {}-bit {side}x{side}", 8 * T::SIZE);
-        Ok(vector(label, 2 * T::SIZE * n as u64, 0, n))
-    });
+    // A square of whole 64 x 64 blocks (the whole-block kernel), and an odd shape with partial
+    // tiles (the general kernel).
+    for (rows, cols) in [(side, side), (side - 3, side + 5)] {
+        let n = rows * cols;
+        r.measure(Family::Transpose, |r| {
+            let src = r.zeros::<T>(n)?;
+            let mut dst = r.zeros::<T>(n)?;
+            r.library.transpose(&r.stream, &src, &mut dst, rows, cols)?;
+            let label = format!("transpose {}-bit {rows}x{cols}", 8 * T::SIZE);
+            Ok(vector(label, 2 * T::SIZE * n as u64, 0, n))
+        });
+    }
 }
