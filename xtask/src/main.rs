@@ -104,6 +104,10 @@ enum Cmd {
         /// not run (the outputs are written first).
         #[arg(long)]
         strict: bool,
+        /// Write this report's wave-instructions per run as the instruction budget
+        /// (xtask/src/report/instruction_budget.json) instead of judging the runs against it.
+        #[arg(long)]
+        update_budget: bool,
     },
     /// Run the criterion benchmarks: the kernel library on a HIP device, and the host side.
     /// With `--peer triton`: Iron against Triton's AMD backend on the emulator instead (no GPU
@@ -275,6 +279,7 @@ fn main() {
                 smoke,
                 artifacts,
                 strict,
+                update_budget,
             } => report::run(
                 &root,
                 &report::Options {
@@ -283,6 +288,7 @@ fn main() {
                     smoke,
                     artifacts: artifacts.map(|a| cwd.join(a)),
                     strict,
+                    update_budget,
                 },
             ),
             Cmd::Emu {

@@ -113,6 +113,7 @@ pub fn run_all(root: &Path) -> Result<()> {
             smoke: true,
             artifacts: Some(iron_dir.clone()),
             strict: true,
+            update_budget: false,
         },
     )?;
     step(format_args!(

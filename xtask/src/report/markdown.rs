@@ -80,8 +80,9 @@ fn misses(md: &mut String, report: &Report) {
         md,
         "## Targets missed\n\nTargets: zero scratch; bytes moved / minimum <= {MAX_BYTES_RATIO} \
          for memory-bound kernels; >= {:.0}% 16-byte global accesses in streaming kernels; no \
-         LDS bank conflicts in transpose, norms and GEMM staging. {} misses, {} of them known \
-         exceptions.\n",
+         LDS bank conflicts in transpose, norms and GEMM staging; every run within its \
+         instruction budget (xtask/src/report/instruction_budget.json). {} misses, {} of them \
+         known exceptions.\n",
         MIN_WIDE_SHARE * 100.0,
         report.misses.len(),
         report

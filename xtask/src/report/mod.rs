@@ -10,6 +10,7 @@
 //! It writes `report.md`, `report.json` and one `roofline-<gfx>.svg` per target under
 //! `<target dir>/iron/report/`, and lists every kernel that misses a target ([`targets`]).
 
+mod budget;
 mod chart;
 mod code_stats;
 mod devices;
@@ -44,6 +45,9 @@ pub struct Options {
     pub artifacts: Option<PathBuf>,
     /// `--strict`: fail on a miss without a known exception, or an operation that could not run.
     pub strict: bool,
+    /// `--update-budget`: write this report's wave-instructions as the instruction budget
+    /// instead of judging them against it.
+    pub update_budget: bool,
 }
 
 /// Everything the report found, as `report.json` holds it.
@@ -141,6 +145,19 @@ pub fn run(root: &Path, options: &Options) -> Result<()> {
         report.failures.insert(label, failures);
     }
     report.misses = targets::check(&report.rows);
+    if options.update_budget {
+        budget::Budget::measured(&report.size, &report.rows).save_merged(root)?;
+        eprintln!(
+            "report: wrote the instruction budget of {} to {}",
+            report.gfx.join(", "),
+            budget::BUDGET_FILE
+        );
+    } else {
+        let budget = budget::Budget::load(root)?;
+        report
+            .misses
+            .extend(budget.check(&report.size, &report.rows));
+    }
 
     let md_path = out_dir.join("report.md");
     std::fs::write(&md_path, markdown::render(&report))
