@@ -14,8 +14,9 @@
 //!   `e^(x - M) / S`.
 //!
 //! Special values: a row holding a NaN or `+inf`, or only `-inf`, gives NaN everywhere (as the
-//! formula does); `-inf` elements of other rows give 0. `e^x` is `iron_intrinsics::fmath::exp`
-//! (within 2 ulp).
+//! formula does); `-inf` elements of other rows give 0. `e^(x - m)` is
+//! `iron_intrinsics::fmath::exp_via_exp2` (`2^((x - m) log2 e)`, within `|x - m| + 1` ulp: the
+//! rounding of `x - m` already costs `|x - m|` ulp, and the outputs carry it either way).
 //!
 //! Accesses are 16 bytes wide when `cols` is a multiple of 4 (f32) or 8 (f16/bf16), one element
 //! wide otherwise. Buffers must be 16-byte aligned; a row must be shorter than 4 GiB.
@@ -34,7 +35,7 @@ use crate::{
     row_exchange::{max_once, sum_once},
 };
 use iron_intrinsics::kernel;
-use iron_intrinsics::{fmath::exp, id::workgroup_size_x, lds, math::mul_add, workgroup};
+use iron_intrinsics::{fmath::exp_via_exp2, id::workgroup_size_x, lds, math::mul_add, workgroup};
 
 /// The sum of `x` over the workgroup, in every work-item. Workgroup-wide.
 #[inline(always)]
@@ -54,7 +55,11 @@ fn workgroup_max(x: f32) -> f32 {
 /// two are equal (so also for two equal infinities).
 #[inline(always)]
 fn rebase(from: f32, to: f32) -> f32 {
-    if from == to { 1.0 } else { exp(from - to) }
+    if from == to {
+        1.0
+    } else {
+        exp_via_exp2(from - to)
+    }
 }
 
 /// Softmax of a row held in registers; writes `y_row`.
@@ -70,7 +75,7 @@ fn softmax_resident<T: Float, const V: usize>(mut values: Resident<V>, y_row: *m
     let mut sum = 0.0;
     values.update(|v| {
         v.map(|x| {
-            let e = exp(x - max);
+            let e = exp_via_exp2(x - max);
             sum += e;
             e
         })
@@ -94,7 +99,7 @@ fn softmax_online<T: Float, const V: usize>(values: &Streamed<T, V>, y_row: *mut
             chunk_sum += if x == f32::NEG_INFINITY {
                 0.0
             } else {
-                exp(x - new_max)
+                exp_via_exp2(x - new_max)
             };
         }
         sum = mul_add(sum, rebase(max, new_max), chunk_sum);
@@ -104,7 +109,13 @@ fn softmax_online<T: Float, const V: usize>(values: &Streamed<T, V>, y_row: *mut
     let inverse = 1.0 / workgroup_sum(sum * rebase(max, row_max));
     values.visit(|c, v| {
         // SAFETY: chunk c lies in the row.
-        unsafe { store_near::<T, V>(y_row, c, narrow(v.map(|x| exp(x - row_max) * inverse))) };
+        unsafe {
+            store_near::<T, V>(
+                y_row,
+                c,
+                narrow(v.map(|x| exp_via_exp2(x - row_max) * inverse)),
+            )
+        };
     });
 }
 
@@ -182,7 +193,7 @@ fn softmax_held_row<T: Float, const V: usize, const CHUNKS: usize>(
     for (k, chunk) in exps.iter_mut().enumerate() {
         let v = values.values(k);
         for l in 0..V {
-            chunk[l] = exp(v[l] - max);
+            chunk[l] = exp_via_exp2(v[l] - max);
             sums[l] += chunk[l];
         }
     }

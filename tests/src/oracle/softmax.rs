@@ -8,8 +8,9 @@ use super::format::Format;
 /// as the formula gives).
 ///
 /// Kernel error, with `u` the f32 roundoff: `x - max` is rounded (an absolute `u |x - max|`,
-/// which `e^` turns relative) and `e^` is within 2 ulp, so `e_i` is within the relative
-/// `(|x_i - max| + 3) u`; the sum adds `gamma(depth')` with a depth that counts the online
+/// which `e^` turns relative) and `e^` is `2^((x - max) log2 e)` within `|x - max| + 1` ulp, so
+/// `e_i` is within the relative `(2 |x_i - max| + 1) u`, which the doubled `(|x_i - max| + 3) u`
+/// below covers; the sum adds `gamma(depth')` with a depth that counts the online
 /// variant's rescalings (at most one per chunk); the reciprocal and the product 2 roundings.
 /// Doubled to spare.
 pub fn softmax(x: &[f64], out: Format, workgroup_size: u32) -> Vec<Expected> {
