@@ -3,7 +3,7 @@
 //! held in registers and rows too long for them), rows with a large mean (LayerNorm's two-pass
 //! variance), rows holding zeros, subnormals, a NaN or an infinity; poisoned outputs with a guard
 //! zone; and the emulator's counts: a row that fits is read once, a longer one once per pass.
-//! Rows of `k * PACK * block` elements (whole waves, `k` in 1, 2, 4) run on the held-row
+//! Rows of `k * PACK * block` elements (whole waves of at most 512, `k` in 1, 2, 4, 8) run on the held-row
 //! instances `<norm>_<t>_c<k>`, the others on the general kernel: [`HELD_ROW_SHAPES`] picks each
 //! instance on each wave size, and every device runs them all.
 
@@ -38,8 +38,8 @@ impl Norm {
     fn held(self) -> HeldRows {
         HeldRows {
             base: self.name(),
-            chunks: &[1, 2, 4],
-            max_block: 1024,
+            chunks: &[1, 2, 4, 8],
+            max_block: 512,
         }
     }
 

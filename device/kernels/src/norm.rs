@@ -293,18 +293,20 @@ pub fn layernorm_bf16(
 
 /// RMSNorm of rows of exactly `CHUNKS * V * workgroup_size` elements, each work-item holding
 /// `CHUNKS` chunks of `V` (`V` = [`Float::PACK`]) in registers; the library launches it for
-/// such rows (rows of other lengths are left unwritten). Otherwise as `rmsnorm_<t>`.
+/// such rows (rows of other lengths are left unwritten). Workgroups of up to 512 work-items: at
+/// 1024 LLVM gets 128 VGPRs per work-item, and the 8-chunk bf16 LayerNorm spills on gfx942.
+/// Otherwise as `rmsnorm_<t>`.
 #[kernel(
-    max_threads = 1024,
+    max_threads = 512,
     whole_waves,
     dynamic_lds = |threads, wave| 4 * threads / wave,
     instances = [
         rmsnorm_f32_c1<f32, 4, 1>, rmsnorm_f32_c2<f32, 4, 2>,
-        rmsnorm_f32_c4<f32, 4, 4>,
+        rmsnorm_f32_c4<f32, 4, 4>, rmsnorm_f32_c8<f32, 4, 8>,
         rmsnorm_f16_c1<f16, 8, 1>, rmsnorm_f16_c2<f16, 8, 2>,
-        rmsnorm_f16_c4<f16, 8, 4>,
+        rmsnorm_f16_c4<f16, 8, 4>, rmsnorm_f16_c8<f16, 8, 8>,
         rmsnorm_bf16_c1<bf16, 8, 1>, rmsnorm_bf16_c2<bf16, 8, 2>,
-        rmsnorm_bf16_c4<bf16, 8, 4>,
+        rmsnorm_bf16_c4<bf16, 8, 4>, rmsnorm_bf16_c8<bf16, 8, 8>,
     ]
 )]
 pub fn rmsnorm_held<T: Float, const V: usize, const CHUNKS: usize>(
@@ -323,16 +325,16 @@ pub fn rmsnorm_held<T: Float, const V: usize, const CHUNKS: usize>(
 /// LayerNorm of rows of exactly `CHUNKS * V * workgroup_size` elements, as [`rmsnorm_held`];
 /// otherwise as `layernorm_<t>`, with dynamic LDS of `8 * workgroup_size / WAVE` bytes.
 #[kernel(
-    max_threads = 1024,
+    max_threads = 512,
     whole_waves,
     dynamic_lds = |threads, wave| 8 * threads / wave,
     instances = [
         layernorm_f32_c1<f32, 4, 1>, layernorm_f32_c2<f32, 4, 2>,
-        layernorm_f32_c4<f32, 4, 4>,
+        layernorm_f32_c4<f32, 4, 4>, layernorm_f32_c8<f32, 4, 8>,
         layernorm_f16_c1<f16, 8, 1>, layernorm_f16_c2<f16, 8, 2>,
-        layernorm_f16_c4<f16, 8, 4>,
+        layernorm_f16_c4<f16, 8, 4>, layernorm_f16_c8<f16, 8, 8>,
         layernorm_bf16_c1<bf16, 8, 1>, layernorm_bf16_c2<bf16, 8, 2>,
-        layernorm_bf16_c4<bf16, 8, 4>,
+        layernorm_bf16_c4<bf16, 8, 4>, layernorm_bf16_c8<bf16, 8, 8>,
     ]
 )]
 pub fn layernorm_held<T: Float, const V: usize, const CHUNKS: usize>(

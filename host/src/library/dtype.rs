@@ -75,9 +75,12 @@ pub(crate) type Rmsnorm<T> = fn(*const T, *const T, *mut T, u32, u32, f32);
 /// The signature of `layernorm_<t>`.
 pub(crate) type Layernorm<T> = fn(*const T, *const T, *const T, *mut T, u32, u32, f32);
 /// The chunks (of [`sealed::FloatDecls::PACK`] elements) each work-item holds in the held-row
-/// instances of the norms and softmax (`rmsnorm_<t>_c<k>`, `layernorm_<t>_c<k>`,
-/// `softmax_<t>_c<k>`), in the order of their tables.
-pub(crate) const HELD_CHUNKS: [u32; 3] = [1, 2, 4];
+/// instances of the norms (`rmsnorm_<t>_c<k>`, `layernorm_<t>_c<k>`), in the order of their
+/// tables.
+pub(crate) const NORM_HELD_CHUNKS: [u32; 4] = [1, 2, 4, 8];
+/// The chunks each work-item holds in the held-row instances of softmax (`softmax_<t>_c<k>`), in
+/// the order of their tables.
+pub(crate) const SOFTMAX_HELD_CHUNKS: [u32; 3] = [1, 2, 4];
 /// The chunks each work-item holds in the held-row instances of the row sum and maximum
 /// (`row_sum_<t>_c<k>`, `row_max_<t>_c<k>`), in the order of their tables.
 pub(crate) const REDUCE_HELD_CHUNKS: [u32; 5] = [1, 2, 4, 8, 16];
@@ -127,13 +130,13 @@ pub(crate) mod sealed {
         const ROW_MAX_HELD: [KernelDecl<Rows<Self, f32>>; 5];
         /// `row_argmax_<t>_c<k>` for the chunks per work-item in [`ARGMAX_HELD_CHUNKS`].
         const ROW_ARGMAX_HELD: [KernelDecl<Rows<Self, u32>>; 4];
-        /// `rmsnorm_<t>_c<k>` for the chunks per work-item in [`HELD_CHUNKS`].
-        const RMSNORM_HELD: [KernelDecl<Rmsnorm<Self>>; 3];
-        /// `layernorm_<t>_c<k>` for the chunks per work-item in [`HELD_CHUNKS`].
-        const LAYERNORM_HELD: [KernelDecl<Layernorm<Self>>; 3];
+        /// `rmsnorm_<t>_c<k>` for the chunks per work-item in [`NORM_HELD_CHUNKS`].
+        const RMSNORM_HELD: [KernelDecl<Rmsnorm<Self>>; 4];
+        /// `layernorm_<t>_c<k>` for the chunks per work-item in [`NORM_HELD_CHUNKS`].
+        const LAYERNORM_HELD: [KernelDecl<Layernorm<Self>>; 4];
         /// `softmax_<t>`.
         const SOFTMAX: KernelDecl<Rows<Self, Self>>;
-        /// `softmax_<t>_c<k>` for the chunks per work-item in [`HELD_CHUNKS`].
+        /// `softmax_<t>_c<k>` for the chunks per work-item in [`SOFTMAX_HELD_CHUNKS`].
         const SOFTMAX_HELD: [KernelDecl<Rows<Self, Self>>; 3];
         /// `cast_<t>_to_fp8_<format>`, in the order of [`Fp8Format::ALL`].
         const TO_FP8: [KernelDecl<Convert<Self, u8>>; 4];
@@ -201,15 +204,17 @@ pub(crate) mod sealed {
         ];
         const RMSNORM: KernelDecl<Rmsnorm<f32>> = norm::rmsnorm_f32;
         const LAYERNORM: KernelDecl<Layernorm<f32>> = norm::layernorm_f32;
-        const RMSNORM_HELD: [KernelDecl<Rmsnorm<f32>>; 3] = [
+        const RMSNORM_HELD: [KernelDecl<Rmsnorm<f32>>; 4] = [
             norm::rmsnorm_f32_c1,
             norm::rmsnorm_f32_c2,
             norm::rmsnorm_f32_c4,
+            norm::rmsnorm_f32_c8,
         ];
-        const LAYERNORM_HELD: [KernelDecl<Layernorm<f32>>; 3] = [
+        const LAYERNORM_HELD: [KernelDecl<Layernorm<f32>>; 4] = [
             norm::layernorm_f32_c1,
             norm::layernorm_f32_c2,
             norm::layernorm_f32_c4,
+            norm::layernorm_f32_c8,
         ];
         const SOFTMAX: KernelDecl<Rows<f32, f32>> = softmax::softmax_f32;
         const SOFTMAX_HELD: [KernelDecl<Rows<f32, f32>>; 3] = [
@@ -264,15 +269,17 @@ pub(crate) mod sealed {
         ];
         const RMSNORM: KernelDecl<Rmsnorm<f16>> = norm::rmsnorm_f16;
         const LAYERNORM: KernelDecl<Layernorm<f16>> = norm::layernorm_f16;
-        const RMSNORM_HELD: [KernelDecl<Rmsnorm<f16>>; 3] = [
+        const RMSNORM_HELD: [KernelDecl<Rmsnorm<f16>>; 4] = [
             norm::rmsnorm_f16_c1,
             norm::rmsnorm_f16_c2,
             norm::rmsnorm_f16_c4,
+            norm::rmsnorm_f16_c8,
         ];
-        const LAYERNORM_HELD: [KernelDecl<Layernorm<f16>>; 3] = [
+        const LAYERNORM_HELD: [KernelDecl<Layernorm<f16>>; 4] = [
             norm::layernorm_f16_c1,
             norm::layernorm_f16_c2,
             norm::layernorm_f16_c4,
+            norm::layernorm_f16_c8,
         ];
         const SOFTMAX: KernelDecl<Rows<f16, f16>> = softmax::softmax_f16;
         const SOFTMAX_HELD: [KernelDecl<Rows<f16, f16>>; 3] = [
@@ -327,15 +334,17 @@ pub(crate) mod sealed {
         ];
         const RMSNORM: KernelDecl<Rmsnorm<bf16>> = norm::rmsnorm_bf16;
         const LAYERNORM: KernelDecl<Layernorm<bf16>> = norm::layernorm_bf16;
-        const RMSNORM_HELD: [KernelDecl<Rmsnorm<bf16>>; 3] = [
+        const RMSNORM_HELD: [KernelDecl<Rmsnorm<bf16>>; 4] = [
             norm::rmsnorm_bf16_c1,
             norm::rmsnorm_bf16_c2,
             norm::rmsnorm_bf16_c4,
+            norm::rmsnorm_bf16_c8,
         ];
-        const LAYERNORM_HELD: [KernelDecl<Layernorm<bf16>>; 3] = [
+        const LAYERNORM_HELD: [KernelDecl<Layernorm<bf16>>; 4] = [
             norm::layernorm_bf16_c1,
             norm::layernorm_bf16_c2,
             norm::layernorm_bf16_c4,
+            norm::layernorm_bf16_c8,
         ];
         const SOFTMAX: KernelDecl<Rows<bf16, bf16>> = softmax::softmax_bf16;
         const SOFTMAX_HELD: [KernelDecl<Rows<bf16, bf16>>; 3] = [

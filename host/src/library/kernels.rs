@@ -46,13 +46,14 @@ pub struct FloatKernels<T> {
     pub(crate) rmsnorm: TypedKernel<Rmsnorm<T>>,
     pub(crate) layernorm: TypedKernel<Layernorm<T>>,
     /// `rmsnorm_<t>_c<k>`, in the order of
-    /// [`HELD_CHUNKS`](super::dtype::HELD_CHUNKS).
-    pub(crate) rmsnorm_held: [TypedKernel<Rmsnorm<T>>; 3],
+    /// [`NORM_HELD_CHUNKS`](super::dtype::NORM_HELD_CHUNKS).
+    pub(crate) rmsnorm_held: [TypedKernel<Rmsnorm<T>>; 4],
     /// `layernorm_<t>_c<k>`, in the order of
-    /// [`HELD_CHUNKS`](super::dtype::HELD_CHUNKS).
-    pub(crate) layernorm_held: [TypedKernel<Layernorm<T>>; 3],
+    /// [`NORM_HELD_CHUNKS`](super::dtype::NORM_HELD_CHUNKS).
+    pub(crate) layernorm_held: [TypedKernel<Layernorm<T>>; 4],
     pub(crate) softmax: TypedKernel<Rows<T, T>>,
-    /// `softmax_<t>_c<k>`, in the order of [`HELD_CHUNKS`](super::dtype::HELD_CHUNKS).
+    /// `softmax_<t>_c<k>`, in the order of
+    /// [`SOFTMAX_HELD_CHUNKS`](super::dtype::SOFTMAX_HELD_CHUNKS).
     pub(crate) softmax_held: [TypedKernel<Rows<T, T>>; 3],
     pub(crate) to_fp8: [TypedKernel<Convert<T, u8>>; 4],
 }

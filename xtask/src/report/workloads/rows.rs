@@ -88,11 +88,10 @@ const EXTRA_ROWS: usize = 16;
 
 /// Row lengths beside [`COLS`] that take the row operations' other kernels on both wave sizes.
 /// The library holds a row of `k * PACK * block` elements in registers with the largest `k`
-/// that makes the block whole waves (norms and softmax: 4, 2, 1 up to 1024 work-items; row sum
-/// and max: 16 down to 1, argmax: 8 down to 1, up to 512), and takes the general kernel for
-/// other rows. With f16 on wave64, 3072 and 1536 take k = 2 and 1 for the norms; on wave32, 1536
-/// and 768 do; f32 on wave32 takes k = 1 at 384; 2048 and 8192 reach the reductions' 4, 8 and 16;
-/// 4100 is general everywhere.
+/// that makes the block whole waves (softmax: 4, 2, 1 up to 1024 work-items; norms: 8 down to 1,
+/// row sum and max: 16 down to 1, argmax: 8 down to 1, up to 512), and takes the general kernel
+/// for other rows. Together with [`COLS`] these reach every instance on both wave sizes (checked
+/// by the strict report: every kernel has a run); 4100 is general everywhere.
 const EXTRA_COLS: [usize; 7] = [3072, 1536, 768, 384, 4100, 2048, 8192];
 
 /// Row sum, maximum and argmax over `rows` rows of `cols` elements of `T`.
