@@ -536,7 +536,7 @@ impl Backend for EmulatorBackend {
             name: format!("Iron emulator ({})", self.target.name()),
             target: TargetId::new(self.target.name()),
             wave_size: self.target.wave_size(),
-            compute_units: 1,
+            compute_units: self.lock().gpu.compute_units(),
             lds_per_workgroup: self.target.max_lds_bytes(),
             max_threads_per_block: 1024,
             global_memory: EMULATOR_MEMORY_BYTES,

@@ -260,6 +260,11 @@ impl Gpu {
         self.compute_units = compute_units.max(1);
     }
 
+    /// The compute units (CDNA) or WGPs (RDNA) of the emulated device.
+    pub fn compute_units(&self) -> u32 {
+        self.compute_units
+    }
+
     /// Sets how many host threads may run a dispatch's workgroups at once: by default one per
     /// host core; 0 counts as 1. A dispatch uses at most one thread per resident workgroup, and
     /// one when it is traced. With one thread a [`Schedule::Random`] run is repeatable; with
