@@ -28,6 +28,23 @@ pub struct Words16(pub [u32; 4]);
 #[repr(C, align(8))]
 pub struct Words8(pub [u32; 2]);
 
+/// Sixteen bytes as one 128-bit value, 16-byte aligned.
+#[derive(Clone, Copy)]
+#[repr(C, align(16))]
+struct Wide(u128);
+
+/// Reads the 16 bytes at `p` as one access. It is a 128-bit integer read, not a copy of an
+/// array: what holds the words afterwards is split into registers by the compiler, which a
+/// value only ever copied whole (from global memory to LDS) would not be.
+///
+/// # Safety
+/// `p` must be readable for 16 bytes, 16-byte aligned.
+#[inline(always)]
+pub unsafe fn load16(p: *const u8) -> [u32; 4] {
+    // SAFETY: as the caller guarantees; any 16 bytes are four valid words.
+    unsafe { core::mem::transmute::<u128, [u32; 4]>((*(p as *const Wide)).0) }
+}
+
 /// Elements of a 16-bit operand's K tile.
 pub const HALF_TILE_K: u32 = 32;
 
@@ -175,26 +192,37 @@ impl<const K_CONTIGUOUS: bool> Stage for HalfOperand<K_CONTIGUOUS> {
     type Held = [[u32; 4]; HALF_RUNS];
 
     #[inline(always)]
+    fn is_full(&self, k_tiles: u32) -> bool {
+        k_tiles == 0 || self.is_interior((k_tiles - 1) * HALF_TILE_K)
+    }
+
+    #[inline(always)]
+    unsafe fn fetch_full(&self, tile: u32) -> Self::Held {
+        let k0 = tile * HALF_TILE_K;
+        // SAFETY: every run lies inside the matrix, 16-byte aligned (is_interior holds for
+        // this tile, as the caller guarantees).
+        core::array::from_fn(|j| unsafe {
+            let (r, k) = self.run_position(j);
+            let (row, k) = (self.row0 + r, k0 + k);
+            let at = if K_CONTIGUOUS {
+                row as usize * self.k as usize + k as usize
+            } else {
+                k as usize * self.rows as usize + row as usize
+            };
+            load16(self.base.add(at) as *const u8)
+        })
+    }
+
+    #[inline(always)]
     unsafe fn fetch(&self, tile: u32) -> Self::Held {
         let k0 = tile * HALF_TILE_K;
-        let run = |j: usize| {
-            let (r, k) = self.run_position(j);
-            (self.row0 + r, k0 + k)
-        };
         if self.is_interior(k0) {
-            // SAFETY: every run lies inside the matrix, 16-byte aligned (is_interior).
-            return core::array::from_fn(|j| unsafe {
-                let (row, k) = run(j);
-                let at = if K_CONTIGUOUS {
-                    row as usize * self.k as usize + k as usize
-                } else {
-                    k as usize * self.rows as usize + row as usize
-                };
-                (*(self.base.add(at) as *const Words16)).0
-            });
+            // SAFETY: the tile is inside the matrix (is_interior).
+            return unsafe { self.fetch_full(tile) };
         }
         core::array::from_fn(|j| {
-            let (row, k) = run(j);
+            let (r, k) = self.run_position(j);
+            let (row, k) = (self.row0 + r, k0 + k);
             // SAFETY: as the caller guarantees.
             unsafe {
                 if K_CONTIGUOUS {
@@ -388,6 +416,15 @@ impl<const CHUNKS: usize> CodeOperand<CHUNKS> {
         }
     }
 
+    /// Whether K tile `tile` of the workgroup's rows lies inside the matrix with every chunk
+    /// 16-byte aligned (uniform across the workgroup).
+    #[inline(always)]
+    fn is_interior(&self, tile: u32) -> bool {
+        self.row_bytes.is_multiple_of(16)
+            && self.row0 + BLOCK <= self.rows
+            && (tile + 1) * Self::TILE_BYTES <= self.row_bytes
+    }
+
     /// Chunk `j` of this work-item: `(row in tile, byte in the row's tile)`. MXFP6: two
     /// work-items a row, each a pair of blocks (48 bytes); else consecutive work-items take
     /// consecutive chunks.
@@ -414,20 +451,28 @@ impl<const CHUNKS: usize> Stage for CodeOperand<CHUNKS> {
     type Held = [[u32; 4]; CHUNKS];
 
     #[inline(always)]
+    fn is_full(&self, k_tiles: u32) -> bool {
+        k_tiles == 0 || self.is_interior(k_tiles - 1)
+    }
+
+    #[inline(always)]
+    unsafe fn fetch_full(&self, tile: u32) -> Self::Held {
+        let first = tile * Self::TILE_BYTES;
+        // SAFETY: every chunk lies inside the matrix, 16-byte aligned (rows of a multiple of
+        // 16 bytes; is_interior holds for this tile, as the caller guarantees).
+        core::array::from_fn(|j| unsafe {
+            let (r, byte) = Self::chunk_position(j);
+            let at = (self.row0 + r) as usize * self.row_bytes as usize + (first + byte) as usize;
+            load16(self.base.add(at))
+        })
+    }
+
+    #[inline(always)]
     unsafe fn fetch(&self, tile: u32) -> Self::Held {
         let first = tile * Self::TILE_BYTES;
-        let interior = self.row_bytes.is_multiple_of(16)
-            && self.row0 + BLOCK <= self.rows
-            && first + Self::TILE_BYTES <= self.row_bytes;
-        if interior {
-            // SAFETY: every chunk lies inside the matrix, 16-byte aligned (rows of a multiple
-            // of 16 bytes).
-            return core::array::from_fn(|j| unsafe {
-                let (r, byte) = Self::chunk_position(j);
-                let at =
-                    (self.row0 + r) as usize * self.row_bytes as usize + (first + byte) as usize;
-                (*(self.base.add(at) as *const Words16)).0
-            });
+        if self.is_interior(tile) {
+            // SAFETY: the tile is inside the matrix (is_interior).
+            return unsafe { self.fetch_full(tile) };
         }
         core::array::from_fn(|j| {
             let (r, byte) = Self::chunk_position(j);
