@@ -480,23 +480,45 @@ unsafe fn accumulate<A: Stage, B: Stage, S: Step, const FULL: bool>(
         );
     };
     if FULL {
-        for t in 0..k_tiles {
-            // Tile t + 1's global loads are issued before tile t's matrix instructions and
-            // written to LDS after them.
-            // SAFETY: as above.
-            let next = (t + 1 < k_tiles)
-                .then(|| unsafe { (fetch::<A, FULL>(a, t + 1), fetch::<B, FULL>(b, t + 1)) });
-            step(&mut acc, t);
-            if let Some((held_a, held_b)) = next {
-                // SAFETY: the other buffer's last readers (tile t - 1) passed the barrier
-                // that ended their iteration.
-                unsafe {
-                    let staging = buffer(t + 1);
-                    a.store(held_a, staging);
-                    b.store(held_b, staging.add(A::LDS_BYTES as usize));
+        // Tile t + 1's global loads are issued before tile t's matrix instructions and written
+        // to LDS after them.
+        macro_rules! tile {
+            ($t:expr) => {{
+                let t: u32 = $t;
+                // SAFETY: as above.
+                let next = (t + 1 < k_tiles)
+                    .then(|| unsafe { (fetch::<A, FULL>(a, t + 1), fetch::<B, FULL>(b, t + 1)) });
+                step(&mut acc, t);
+                if let Some((held_a, held_b)) = next {
+                    // SAFETY: the other buffer's last readers (tile t - 1) passed the barrier
+                    // that ended their iteration.
+                    unsafe {
+                        let staging = buffer(t + 1);
+                        a.store(held_a, staging);
+                        b.store(held_b, staging.add(A::LDS_BYTES as usize));
+                    }
                 }
+                workgroup_barrier();
+            }};
+        }
+        if cfg!(iron_matrix = "mfma") {
+            // Two tiles per iteration on CDNA: LLVM gives a tile's last MFMAs other
+            // accumulator registers (AGPRs) than its first, and with one tile per iteration
+            // it copied all 64 back at every iteration's end (a v_accvgpr_mov each). On RDNA
+            // the longer body would spill (gfx1100: 576 bytes).
+            let mut t = 0;
+            while t + 1 < k_tiles {
+                tile!(t);
+                tile!(t + 1);
+                t += 2;
             }
-            workgroup_barrier();
+            if t < k_tiles {
+                tile!(t);
+            }
+        } else {
+            for t in 0..k_tiles {
+                tile!(t);
+            }
         }
         return acc;
     }
