@@ -10,7 +10,8 @@
 //! two forms, chosen once per workgroup. When every K tile of both operands lies inside the
 //! matrices ([`Stage::is_full`]), the loads take no checks ([`Stage::fetch_full`]) and the loop
 //! selects nothing per tile: at tile `t` it issues tile `t + 1`'s global loads, computes tile
-//! `t` from LDS while they are in flight, then writes tile `t + 1` into the other LDS buffer.
+//! `t` from LDS while they are in flight, then writes tile `t + 1` into the other LDS buffer
+//! (on CDNA two tiles per iteration, which keeps LLVM from copying the accumulators).
 //! Otherwise (edge tiles, and stages without unchecked loads such as the decoding ones) global
 //! loads run two tiles ahead: at tile `t` it writes tile `t + 1` (loaded during tile `t - 1`)
 //! into the other buffer, starts loading tile `t + 2`, then computes tile `t`; writing before
