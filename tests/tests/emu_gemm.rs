@@ -28,14 +28,16 @@ use rand::rngs::StdRng;
 
 /// `(m, n, k)`: one element; tails smaller than an instruction tile; exactly one workgroup tile;
 /// tails of a workgroup tile; two and three workgroup tiles in M and N with K tiles of every
-/// kind.
-const SHAPES: [(usize, usize, usize); 6] = [
+/// kind; a workgroup tile inside the matrices in every layout (dimensions multiples of 8) with
+/// whole K tiles, beside partial ones.
+const SHAPES: [(usize, usize, usize); 7] = [
     (1, 1, 1),
     (17, 33, 65),
     (64, 64, 64),
     (100, 70, 96),
     (257, 130, 40),
     (130, 260, 33),
+    (200, 136, 96),
 ];
 
 /// `(m, n, k)` of the MX tests: `k` a multiple of 32, with one, two and three 128-wide K tiles
@@ -840,9 +842,17 @@ fn interior_tiles_stage_each_operand_tile_once_with_wide_loads_and_no_bank_confl
                 shape,
                 4,
             );
+            // C is written in runs of 4 f32 (16 bytes) per lane where the accumulators hold
+            // consecutive columns: everywhere but on gfx11, whose lanes hold every other row.
+            let wide_stores = if gfx == "gfx1100" {
+                0
+            } else {
+                (m * n * 4) as u64 / (u64::from(d.wave) * 16)
+            };
             assert_eq!(
-                counters.widths[5], counters.instructions[3],
-                "{}: every load is 16 bytes wide",
+                counters.widths[5],
+                counters.instructions[3] + wide_stores,
+                "{}: every load is 16 bytes wide, and so is every store of C but on gfx11",
                 d.gfx
             );
             check_conflicts(&what, &counters);

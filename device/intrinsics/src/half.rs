@@ -12,7 +12,7 @@
 //!
 //! The free functions convert bit patterns (`u16`) on the GPU. Rounding is to nearest, ties to
 //! even, for both narrowing conversions; overflow gives infinity and a NaN stays a (quiet) NaN
-//! of the same sign. Widening is exact.
+//! of the same sign. Widening is exact. [`pack_halves`] moves bit patterns between words.
 
 #[cfg(not(target_arch = "amdgpu"))]
 pub use ::half::{bf16, f16};
@@ -40,6 +40,26 @@ crate::arch::gpu_extern! { "C" {
     #[link_name = "llvm.convert.to.fp16.f32"]
     fn convert_to_fp16(x: f32) -> u16;
 }}
+
+/// Half `HALF` (0: bits 0..16, 1: bits 16..32) of `low` and of `high`, packed into one word:
+/// `low`'s in bits 0..16, `high`'s in bits 16..32 (a pair of 16-bit values taken from two
+/// words). One `v_perm_b32` on the GPU.
+#[inline(always)]
+pub fn pack_halves<const HALF: u32>(low: u32, high: u32) -> u32 {
+    const { assert!(HALF < 2) };
+    #[cfg(target_arch = "amdgpu")]
+    {
+        // v_perm_b32 reads src0 as bytes 4..8 and src1 as bytes 0..4 of one value; byte n of
+        // the selector names byte n of the result.
+        let selector = if HALF == 0 { 0x0504_0100 } else { 0x0706_0302 };
+        // SAFETY: a register operation, without memory effects.
+        unsafe { crate::arch::perm(high, low, selector) }
+    }
+    #[cfg(not(target_arch = "amdgpu"))]
+    {
+        ((low >> (16 * HALF)) & 0xFFFF) | ((high >> (16 * HALF)) << 16)
+    }
+}
 
 /// The f32 value of the f16 bit pattern `bits` (exact): `v_cvt_f32_f16`. The same value as
 /// `f16::from_bits(bits).to_f32()`, kept on integers for kernels that keep f16 data as `u16`

@@ -17,6 +17,7 @@
 
 use crate::gemm::{BLOCK, THREADS};
 use crate::gemm_tile::{Stage, thread};
+use iron_intrinsics::half::pack_halves;
 
 /// Sixteen bytes read or written as one access.
 #[derive(Clone, Copy)]
@@ -27,6 +28,23 @@ pub struct Words16(pub [u32; 4]);
 #[derive(Clone, Copy)]
 #[repr(C, align(8))]
 pub struct Words8(pub [u32; 2]);
+
+/// Sixteen bytes as one 128-bit value, 16-byte aligned.
+#[derive(Clone, Copy)]
+#[repr(C, align(16))]
+struct Wide(u128);
+
+/// Reads the 16 bytes at `p` as one access. It is a 128-bit integer read, not a copy of an
+/// array: what holds the words afterwards is split into registers by the compiler, which a
+/// value only ever copied whole (from global memory to LDS) would not be.
+///
+/// # Safety
+/// `p` must be readable for 16 bytes, 16-byte aligned.
+#[inline(always)]
+pub unsafe fn load16(p: *const u8) -> [u32; 4] {
+    // SAFETY: as the caller guarantees; any 16 bytes are four valid words.
+    unsafe { core::mem::transmute::<u128, [u32; 4]>((*(p as *const Wide)).0) }
+}
 
 /// Elements of a 16-bit operand's K tile.
 pub const HALF_TILE_K: u32 = 32;
@@ -44,9 +62,10 @@ pub const SWIZZLED_ROW_BYTES: u32 = 64;
 ///   of every gfx: lanes `l % 16` are rows), fall on 8 distinct bank quarters ((r & 1) picks the
 ///   half of the line, `(r >> 1) & 3` the chunk);
 /// - two whole rows (the K-contiguous stores: 4 lanes a row) fill a bank line;
-/// - the rows-contiguous stores (2 bytes a lane, 32 lanes at a time) write one element of rows
-///   `i`, `8 + i`, `16 + i`, `24 + i` at 8 consecutive K: `r >> 3` spreads the four rows over
-///   the four chunks of the half line.
+/// - the rows-contiguous stores (a dword of 2 elements in each of rows `i` and `i + 1`, `i`
+///   even, 16 lanes at a time) write those two rows of four 8-row blocks at 4 consecutive
+///   pairs of K: the rows fill one half of the bank line each, and `r >> 3` spreads the four
+///   blocks over the four chunks of the half line.
 ///
 /// Runs that stay inside a 16-byte chunk keep their bytes in order.
 #[inline(always)]
@@ -144,9 +163,9 @@ impl<const K_CONTIGUOUS: bool> HalfOperand<K_CONTIGUOUS> {
 
     /// Run `j` of this work-item in a tile: `(row in tile, k in tile)` of its first element.
     /// K-contiguous: 4 work-items cover a row's 32 elements. Rows-contiguous: 4 work-items cover
-    /// 32 rows of one k, 16 k per group of 64 work-items (a wave64, or two wave32s) and run (the
-    /// same rows in every run, `k + 16 j`), so that the LDS writes of 32 lanes fall on distinct
-    /// banks ([`swizzled`]).
+    /// 32 rows, each group of 64 work-items (a wave64, or two wave32s) its own 32 rows at every
+    /// k; a work-item's two runs are the same 8 rows at two consecutive k (`k + j`, `k` even),
+    /// so that it holds each row's pair of elements, written as one dword ([`swizzled`]).
     #[inline(always)]
     fn run_position(&self, j: usize) -> (u32, u32) {
         let t = thread();
@@ -155,7 +174,7 @@ impl<const K_CONTIGUOUS: bool> HalfOperand<K_CONTIGUOUS> {
             (c / 4, (c % 4) * 8)
         } else {
             let (group, member) = (t / 64, t % 64);
-            ((member % 4 + 4 * group) * 8, member / 4 + 16 * j as u32)
+            ((member % 4 + 4 * group) * 8, 2 * (member / 4) + j as u32)
         }
     }
 }
@@ -175,26 +194,37 @@ impl<const K_CONTIGUOUS: bool> Stage for HalfOperand<K_CONTIGUOUS> {
     type Held = [[u32; 4]; HALF_RUNS];
 
     #[inline(always)]
+    fn is_full(&self, k_tiles: u32) -> bool {
+        k_tiles == 0 || self.is_interior((k_tiles - 1) * HALF_TILE_K)
+    }
+
+    #[inline(always)]
+    unsafe fn fetch_full(&self, tile: u32) -> Self::Held {
+        let k0 = tile * HALF_TILE_K;
+        // SAFETY: every run lies inside the matrix, 16-byte aligned (is_interior holds for
+        // this tile, as the caller guarantees).
+        core::array::from_fn(|j| unsafe {
+            let (r, k) = self.run_position(j);
+            let (row, k) = (self.row0 + r, k0 + k);
+            let at = if K_CONTIGUOUS {
+                row as usize * self.k as usize + k as usize
+            } else {
+                k as usize * self.rows as usize + row as usize
+            };
+            load16(self.base.add(at) as *const u8)
+        })
+    }
+
+    #[inline(always)]
     unsafe fn fetch(&self, tile: u32) -> Self::Held {
         let k0 = tile * HALF_TILE_K;
-        let run = |j: usize| {
-            let (r, k) = self.run_position(j);
-            (self.row0 + r, k0 + k)
-        };
         if self.is_interior(k0) {
-            // SAFETY: every run lies inside the matrix, 16-byte aligned (is_interior).
-            return core::array::from_fn(|j| unsafe {
-                let (row, k) = run(j);
-                let at = if K_CONTIGUOUS {
-                    row as usize * self.k as usize + k as usize
-                } else {
-                    k as usize * self.rows as usize + row as usize
-                };
-                (*(self.base.add(at) as *const Words16)).0
-            });
+            // SAFETY: the tile is inside the matrix (is_interior).
+            return unsafe { self.fetch_full(tile) };
         }
         core::array::from_fn(|j| {
-            let (row, k) = run(j);
+            let (r, k) = self.run_position(j);
+            let (row, k) = (self.row0 + r, k0 + k);
             // SAFETY: as the caller guarantees.
             unsafe {
                 if K_CONTIGUOUS {
@@ -220,19 +250,24 @@ impl<const K_CONTIGUOUS: bool> Stage for HalfOperand<K_CONTIGUOUS> {
             }
             return;
         }
-        // Element (r + i, k + 16 j) of run j, with r a multiple of 8 and 2 k < 32, is at
-        // swizzled(r + i, 2 k + 32 j) = r_line(i) + (2 k ^ (((i >> 1) ^ (r >> 3) ^ 2 j) & 3) << 4):
-        // four XOR patterns, one per pair of rows, shared by both runs.
+        // Run j holds element (r + i, k + j) of rows r..r + 8 (r a multiple of 8, k even): the
+        // dword of row r + i at elements k, k + 1 is half i % 2 of word i / 2 of both runs. It
+        // is at swizzled(r + i, 2 k) = r_line(i) + (2 k ^ ((((i >> 1) ^ (r >> 3)) & 3) << 4)):
+        // rows i and i + 1 (i even) share the XOR pattern, 64 bytes apart (one two-address
+        // write).
         let (r, k) = self.run_position(0);
         let line = |p: u32| r * SWIZZLED_ROW_BYTES + ((2 * k) ^ (((p ^ (r >> 3)) & 3) << 4));
-        let lines = [line(0), line(1), line(2), line(3)];
-        for (j, words) in held.iter().enumerate() {
-            for i in 0..8u32 {
-                let bits = (words[i as usize / 2] >> (16 * (i % 2))) as u16;
-                let at = lines[((i >> 1) ^ (2 * j as u32)) as usize] + i * SWIZZLED_ROW_BYTES;
-                // SAFETY: row r + i < 128, element k + 16 j < 32: inside the buffer.
-                unsafe { *(lds.add(at as usize) as *mut u16) = bits };
-            }
+        let [run0, run1] = held;
+        for i in 0..8u32 {
+            let (low, high) = (run0[i as usize / 2], run1[i as usize / 2]);
+            let pair = if i % 2 == 0 {
+                pack_halves::<0>(low, high)
+            } else {
+                pack_halves::<1>(low, high)
+            };
+            let at = line(i >> 1) + i * SWIZZLED_ROW_BYTES;
+            // SAFETY: row r + i < 128, elements k, k + 1 < 32: inside the buffer, 4-byte aligned.
+            unsafe { *(lds.add(at as usize) as *mut u32) = pair };
         }
     }
 }
@@ -388,6 +423,15 @@ impl<const CHUNKS: usize> CodeOperand<CHUNKS> {
         }
     }
 
+    /// Whether K tile `tile` of the workgroup's rows lies inside the matrix with every chunk
+    /// 16-byte aligned (uniform across the workgroup).
+    #[inline(always)]
+    fn is_interior(&self, tile: u32) -> bool {
+        self.row_bytes.is_multiple_of(16)
+            && self.row0 + BLOCK <= self.rows
+            && (tile + 1) * Self::TILE_BYTES <= self.row_bytes
+    }
+
     /// Chunk `j` of this work-item: `(row in tile, byte in the row's tile)`. MXFP6: two
     /// work-items a row, each a pair of blocks (48 bytes); else consecutive work-items take
     /// consecutive chunks.
@@ -414,20 +458,28 @@ impl<const CHUNKS: usize> Stage for CodeOperand<CHUNKS> {
     type Held = [[u32; 4]; CHUNKS];
 
     #[inline(always)]
+    fn is_full(&self, k_tiles: u32) -> bool {
+        k_tiles == 0 || self.is_interior(k_tiles - 1)
+    }
+
+    #[inline(always)]
+    unsafe fn fetch_full(&self, tile: u32) -> Self::Held {
+        let first = tile * Self::TILE_BYTES;
+        // SAFETY: every chunk lies inside the matrix, 16-byte aligned (rows of a multiple of
+        // 16 bytes; is_interior holds for this tile, as the caller guarantees).
+        core::array::from_fn(|j| unsafe {
+            let (r, byte) = Self::chunk_position(j);
+            let at = (self.row0 + r) as usize * self.row_bytes as usize + (first + byte) as usize;
+            load16(self.base.add(at))
+        })
+    }
+
+    #[inline(always)]
     unsafe fn fetch(&self, tile: u32) -> Self::Held {
         let first = tile * Self::TILE_BYTES;
-        let interior = self.row_bytes.is_multiple_of(16)
-            && self.row0 + BLOCK <= self.rows
-            && first + Self::TILE_BYTES <= self.row_bytes;
-        if interior {
-            // SAFETY: every chunk lies inside the matrix, 16-byte aligned (rows of a multiple
-            // of 16 bytes).
-            return core::array::from_fn(|j| unsafe {
-                let (r, byte) = Self::chunk_position(j);
-                let at =
-                    (self.row0 + r) as usize * self.row_bytes as usize + (first + byte) as usize;
-                (*(self.base.add(at) as *const Words16)).0
-            });
+        if self.is_interior(tile) {
+            // SAFETY: the tile is inside the matrix (is_interior).
+            return unsafe { self.fetch_full(tile) };
         }
         core::array::from_fn(|j| {
             let (r, byte) = Self::chunk_position(j);

@@ -6,20 +6,27 @@
 //!
 //! What varies per kernel is behind two traits: a [`Stage`] moves one operand's K tile from
 //! global memory into LDS (its 128 rows, K-contiguous, in the layout its [`Step`] reads), and a
-//! [`Step`] runs the matrix instructions over one staged K tile. The main loop, [`gemm`], keeps
-//! global loads one tile ahead of LDS: at tile `t` it writes tile `t + 1` (loaded during tile
-//! `t - 1`) into the other LDS buffer, starts loading tile `t + 2` into registers, then computes
-//! tile `t` from LDS while those loads are in flight; one barrier per tile separates the two
-//! uses of a buffer. Writing before computing keeps the step's operand fragments out of the
-//! registers while a stage converts what it wrote (the decoding stages), and leaves nothing
-//! after the matrix instructions for the compiler to move them past.
+//! [`Step`] runs the matrix instructions over one staged K tile. The main loop, [`gemm`], has
+//! two forms, chosen once per workgroup. When every K tile of both operands lies inside the
+//! matrices ([`Stage::is_full`]), the loads take no checks ([`Stage::fetch_full`]) and the loop
+//! selects nothing per tile: at tile `t` it issues tile `t + 1`'s global loads, computes tile
+//! `t` from LDS while they are in flight, then writes tile `t + 1` into the other LDS buffer
+//! (on CDNA two tiles per iteration, which keeps LLVM from copying the accumulators).
+//! Otherwise (edge tiles, and stages without unchecked loads such as the decoding ones) global
+//! loads run two tiles ahead: at tile `t` it writes tile `t + 1` (loaded during tile `t - 1`)
+//! into the other buffer, starts loading tile `t + 2`, then computes tile `t`; writing before
+//! computing keeps what a decoding stage computes for its writes out of the registers the
+//! step's fragments need. Either way one barrier per tile separates the two uses of a buffer.
 //!
 //! The epilogue ([`Output`]) writes `C = alpha * (A B) + beta * C + bias` for the elements inside
-//! `M x N`, reading `C` only when `beta != 0`.
+//! `M x N`, reading `C` only when `beta != 0`; it checks the bounds once per block. Where the
+//! matrix instruction's accumulators hold runs of rows of D, the step multiplies `B^T A^T`
+//! instead ([`Step::TRANSPOSED`]): each lane then holds runs of 4 consecutive columns of `C`,
+//! written with one 16-byte (f32) or 8-byte (16-bit) access each when the block lies inside `C`.
 
 use crate::dtype::Float;
 use crate::gemm::{BLOCK, FLAG_BIAS, THREADS};
-use crate::gemm_stage::{SWIZZLED_ROW_BYTES, swizzled};
+use crate::gemm_stage::{SWIZZLED_ROW_BYTES, Words8, Words16, swizzled};
 use iron_intrinsics::id::{lane_id, wave_id, workgroup_id_x, workgroup_id_y, workitem_id_x};
 use iron_intrinsics::lds;
 use iron_intrinsics::math::mul_add;
@@ -148,6 +155,22 @@ pub trait Stage {
     /// The operand's pointers must hold the matrix the stage describes.
     unsafe fn fetch(&self, tile: u32) -> Self::Held;
 
+    /// Whether every one of the first `k_tiles` K tiles of the workgroup's rows lies inside the
+    /// matrix as [`Stage::fetch_full`] needs (uniform across the workgroup).
+    fn is_full(&self, _k_tiles: u32) -> bool {
+        false
+    }
+
+    /// [`Stage::fetch`] of a tile that lies inside the matrix, without checks.
+    ///
+    /// # Safety
+    /// As for [`Stage::fetch`], and [`Stage::is_full`] must hold for a count of tiles above
+    /// `tile`.
+    unsafe fn fetch_full(&self, tile: u32) -> Self::Held {
+        // SAFETY: as the caller guarantees.
+        unsafe { self.fetch(tile) }
+    }
+
     /// Writes a share fetched by this work-item into the LDS buffer at `lds`.
     ///
     /// # Safety
@@ -159,6 +182,9 @@ pub trait Stage {
 pub trait Step {
     /// The instruction (16 x 16).
     type Core: MatrixCore;
+    /// Whether the accumulators hold their tiles transposed: the step multiplies `B^T A^T`, so
+    /// element `i` of lane `l` is at row [`d_col`]`(l)` and column `d_row(l, i)` of its tile.
+    const TRANSPOSED: bool = false;
 
     /// Adds the products of the K tile staged at `a` (A's 128 rows) and `b` (B's 128 columns)
     /// to the accumulators of the wave tile whose first row and column in the block are
@@ -218,50 +244,105 @@ impl<O: Float> Output<O> {
         }
     }
 
-    /// Writes this wave's accumulators: element `(r, c)` of the block tile is `C[row0 + r]
-    /// [col0 + c]`, written when inside `m x n`.
+    /// Writes this wave's accumulators (of step `S`): element `(r, c)` of the block tile is
+    /// `C[row0 + r][col0 + c]`, written when inside `m x n`. The bounds are checked once per
+    /// block: a block inside `C` writes unchecked, and when the accumulators hold runs of 4
+    /// consecutive columns ([`Step::TRANSPOSED`] with runs of rows of D) and rows of `C` are a
+    /// multiple of 4 elements, each run with one access (16 bytes of f32, 8 of 16-bit values).
     ///
     /// # Safety
-    /// `c` must hold `m * n` elements and `bias` (when used) `n`.
+    /// `c` must hold `m * n` elements and `bias` (when used) `n`, 16-byte aligned.
     #[inline(always)]
-    unsafe fn write<I: MatrixCore>(
+    unsafe fn write<S: Step>(
         &self,
-        acc: &Accumulators<I>,
+        acc: &Accumulators<S::Core>,
         row0: u32,
         col0: u32,
         wave_row: u32,
         wave_col: u32,
     ) {
         let interior = row0 + BLOCK <= self.m && col0 + BLOCK <= self.n;
-        each_tile!(|tm, tn| {
-            let row = row0 + wave_row + tm as u32 * MMA_TILE;
-            let col = col0 + wave_col + tn as u32 * MMA_TILE;
-            // SAFETY: as the caller guarantees.
-            unsafe { self.write_tile::<I>(acc[tm][tn], row, col, interior) }
-        });
+        let runs = S::TRANSPOSED && <S::Core as MatrixCore>::D_RUN.is_multiple_of(RUN);
+        let (row0, col0) = (row0 + wave_row, col0 + wave_col);
+        if runs && interior && self.n.is_multiple_of(RUN) {
+            each_tile!(|tm, tn| {
+                let (row, col) = (row0 + tm as u32 * MMA_TILE, col0 + tn as u32 * MMA_TILE);
+                // SAFETY: the block is inside C, rows of a multiple of RUN elements.
+                unsafe { self.write_runs::<S::Core>(acc[tm][tn], row, col) }
+            });
+        } else {
+            each_tile!(|tm, tn| {
+                let (row, col) = (row0 + tm as u32 * MMA_TILE, col0 + tn as u32 * MMA_TILE);
+                // SAFETY: as the caller guarantees.
+                unsafe { self.write_tile::<S>(acc[tm][tn], row, col, interior) }
+            });
+        }
     }
 
-    /// Writes one instruction tile's accumulator, whose tile starts at `(row, col)` of `C`; `interior`
-    /// when the whole block tile is inside `C` (no checks then).
+    /// Writes one transposed instruction tile's accumulator (see [`Output::write`]) whose tile
+    /// starts at `(row, col)` of `C`, inside `C`, a run of [`RUN`] columns per access.
+    ///
+    /// # Safety
+    /// As for [`Output::write`]; the tile must lie inside `C`, whose rows are a multiple of
+    /// [`RUN`] elements.
+    #[inline(always)]
+    unsafe fn write_runs<I: MatrixCore>(&self, tile: I::Acc, row: u32, col: u32) {
+        let lane = lane_id();
+        let line = (row + d_col::<I>(lane)) as usize * self.n as usize;
+        for run in 0..<I::Acc as Accumulate>::LEN / RUN as usize {
+            let first = run * RUN as usize;
+            let col = col + I::d_row(lane, first as u32);
+            let at = line + col as usize;
+            let mut values = [0.0; RUN as usize];
+            for (q, value) in values.iter_mut().enumerate() {
+                *value = self.alpha * tile.element(first + q);
+            }
+            if self.beta != 0.0 {
+                // SAFETY: the run is inside C, aligned to its size (n and col are multiples of
+                // RUN, C is 16-byte aligned).
+                let old = unsafe { read_run(self.c.add(at)) };
+                for (q, value) in values.iter_mut().enumerate() {
+                    *value = mul_add(self.beta, old[q], *value);
+                }
+            }
+            if self.has_bias {
+                // SAFETY: columns col..col + RUN < n of the bias, 16-byte aligned as above.
+                let bias = unsafe { (*(self.bias.add(col as usize) as *const Words16)).0 };
+                for (q, value) in values.iter_mut().enumerate() {
+                    *value += f32::from_bits(bias[q]);
+                }
+            }
+            // SAFETY: as for the read above.
+            unsafe { write_run(self.c.add(at), values) };
+        }
+    }
+
+    /// Writes one instruction tile's accumulator (of step `S`), whose tile starts at
+    /// `(row, col)` of `C`, element by element; `interior` when the whole block tile is inside
+    /// `C` (no checks then).
     ///
     /// # Safety
     /// As for [`Output::write`].
     #[inline(always)]
-    unsafe fn write_tile<I: MatrixCore>(&self, tile: I::Acc, row: u32, col: u32, interior: bool) {
+    unsafe fn write_tile<S: Step>(
+        &self,
+        tile: <S::Core as MatrixCore>::Acc,
+        row: u32,
+        col: u32,
+        interior: bool,
+    ) {
         let lane = lane_id();
-        let col = col + d_col::<I>(lane);
-        if !interior && col >= self.n {
-            return;
-        }
-        // SAFETY: col < n, inside the bias.
-        let bias = if self.has_bias {
-            unsafe { *self.bias.add(col as usize) }
-        } else {
-            0.0
+        let at = |i: u32| {
+            let (r, c) = (S::Core::d_row(lane, i), d_col::<S::Core>(lane));
+            if S::TRANSPOSED {
+                (row + c, col + r)
+            } else {
+                (row + r, col + c)
+            }
         };
-        for i in 0..<I::Acc as Accumulate>::LEN {
-            let row = row + I::d_row(lane, i as u32);
-            if interior || row < self.m {
+        for i in 0..<<S::Core as MatrixCore>::Acc as Accumulate>::LEN {
+            let (row, col) = at(i as u32);
+            if interior || (row < self.m && col < self.n) {
                 let at = row as usize * self.n as usize + col as usize;
                 let mut value = self.alpha * tile.element(i);
                 if self.beta != 0.0 {
@@ -270,7 +351,8 @@ impl<O: Float> Output<O> {
                     value = mul_add(self.beta, old, value);
                 }
                 if self.has_bias {
-                    value += bias;
+                    // SAFETY: col < n, inside the bias.
+                    value += unsafe { *self.bias.add(col as usize) };
                 }
                 // SAFETY: as above.
                 unsafe { *self.c.add(at) = O::round_from_f32(value) };
@@ -279,9 +361,52 @@ impl<O: Float> Output<O> {
     }
 }
 
+/// Consecutive columns of `C` an epilogue access covers ([`Output::write`]).
+const RUN: u32 = 4;
+
+/// Reads the [`RUN`] elements at `p` as one access.
+///
+/// # Safety
+/// `p` must hold [`RUN`] elements, aligned to their size.
+#[inline(always)]
+unsafe fn read_run<O: Float>(p: *const O) -> [f32; RUN as usize] {
+    const { assert!(size_of::<O>() == 4 || size_of::<O>() == 2) };
+    // SAFETY (both): as the caller guarantees; the runs are 16 or 8 bytes.
+    let values: [O; RUN as usize] = if size_of::<O>() == 4 {
+        unsafe { core::mem::transmute_copy(&*(p as *const Words16)) }
+    } else {
+        unsafe { core::mem::transmute_copy(&*(p as *const Words8)) }
+    };
+    let mut old = [0.0; RUN as usize];
+    for (q, old) in old.iter_mut().enumerate() {
+        *old = values[q].into_f32();
+    }
+    old
+}
+
+/// Writes `values`, rounded to `O`, to the [`RUN`] elements at `p` as one access.
+///
+/// # Safety
+/// As for [`read_run`], writable.
+#[inline(always)]
+unsafe fn write_run<O: Float>(p: *mut O, values: [f32; RUN as usize]) {
+    let mut rounded = [O::round_from_f32(0.0); RUN as usize];
+    for (q, rounded) in rounded.iter_mut().enumerate() {
+        *rounded = O::round_from_f32(values[q]);
+    }
+    // SAFETY (both): as the caller guarantees; the runs are 16 or 8 bytes.
+    if size_of::<O>() == 4 {
+        unsafe { *(p as *mut Words16) = core::mem::transmute_copy(&rounded) };
+    } else {
+        unsafe { *(p as *mut Words8) = core::mem::transmute_copy(&rounded) };
+    }
+}
+
 /// Runs the GEMM of this workgroup's tile over `k_tiles` K tiles: stages A and B through LDS
 /// with `a` and `b`, accumulates with `S`, and writes `out`. Workgroup-wide; the workgroup is
-/// `(workgroup_id_x, workgroup_id_y)` = (column tile, row tile) of `C`.
+/// `(workgroup_id_x, workgroup_id_y)` = (column tile, row tile) of `C`. When both stages say
+/// every tile is inside their matrices ([`Stage::is_full`]) the loop fetches without checks
+/// ([`Stage::fetch_full`]); else every tile goes through [`Stage::fetch`].
 ///
 /// Dynamic LDS: `2 * (A::LDS_BYTES + B::LDS_BYTES)` bytes.
 ///
@@ -295,56 +420,147 @@ pub unsafe fn gemm<A: Stage, B: Stage, S: Step, O: Float>(
     k_tiles: u32,
     out: &Output<O>,
 ) {
-    let stage_bytes = A::LDS_BYTES + B::LDS_BYTES;
-    let lds = lds::dynamic::<u8>();
-    // SAFETY: both buffers lie in the dynamic LDS the launch gives.
-    let buffer = |t: u32| unsafe { lds.add(((t % 2) * stage_bytes) as usize) };
     let wave = wave_id();
     let (wave_row, wave_col) = (
         (wave / WAVE_GRID_COLS) * WAVE_ROWS,
         (wave % WAVE_GRID_COLS) * WAVE_COLS,
     );
-    let mut acc: Accumulators<S::Core> =
-        [[<<S::Core as MatrixCore>::Acc as Accumulate>::zero(); REPEATS_N]; REPEATS_M];
-    if k_tiles > 0 {
-        // SAFETY: as the caller guarantees; buffer 0 holds both operands' LDS bytes.
-        unsafe {
-            let (held_a, held_b) = (a.fetch(0), b.fetch(0));
-            a.store(held_a, buffer(0));
-            b.store(held_b, buffer(0).add(A::LDS_BYTES as usize));
+    let full = a.is_full(k_tiles) && b.is_full(k_tiles);
+    // SAFETY: as the caller guarantees; the unchecked loop only when every tile is inside.
+    let acc = unsafe {
+        if full {
+            accumulate::<A, B, S, true>(a, b, k_tiles, wave_row, wave_col)
+        } else {
+            accumulate::<A, B, S, false>(a, b, k_tiles, wave_row, wave_col)
         }
-        // SAFETY: as the caller guarantees.
-        let mut held = (k_tiles > 1).then(|| unsafe { (a.fetch(1), b.fetch(1)) });
-        workgroup_barrier();
-        for t in 0..k_tiles {
-            if let Some((held_a, held_b)) = held {
-                // SAFETY: the other buffer's last readers (tile t - 1) passed the barrier that
-                // ended their iteration.
-                unsafe {
-                    let staging = buffer(t + 1);
-                    a.store(held_a, staging);
-                    b.store(held_b, staging.add(A::LDS_BYTES as usize));
-                }
-            }
-            // SAFETY: as the caller guarantees.
-            held = (t + 2 < k_tiles).then(|| unsafe { (a.fetch(t + 2), b.fetch(t + 2)) });
-            // SAFETY: buffer t holds tile t, staged and published by the last barrier.
-            unsafe {
-                let staged = buffer(t);
-                S::step(
-                    &mut acc,
-                    staged,
-                    staged.add(A::LDS_BYTES as usize),
-                    wave_row,
-                    wave_col,
-                );
-            }
-            workgroup_barrier();
-        }
-    }
+    };
     let (row0, col0) = block_origin();
     // SAFETY: as the caller guarantees.
-    unsafe { out.write::<S::Core>(&acc, row0, col0, wave_row, wave_col) };
+    unsafe { out.write::<S>(&acc, row0, col0, wave_row, wave_col) };
+}
+
+/// The main loop of [`gemm`]: the wave tile's accumulators over `k_tiles` K tiles, fetched
+/// with [`Stage::fetch_full`] when `FULL`, else with [`Stage::fetch`].
+///
+/// # Safety
+/// As for [`gemm`]; when `FULL`, [`Stage::is_full`] must hold for both stages.
+#[inline(always)]
+unsafe fn accumulate<A: Stage, B: Stage, S: Step, const FULL: bool>(
+    a: &A,
+    b: &B,
+    k_tiles: u32,
+    wave_row: u32,
+    wave_col: u32,
+) -> Accumulators<S::Core> {
+    let stage_bytes = A::LDS_BYTES + B::LDS_BYTES;
+    let lds = lds::dynamic::<u8>();
+    // SAFETY: both buffers lie in the dynamic LDS the launch gives.
+    let buffer = |t: u32| unsafe { lds.add(((t % 2) * stage_bytes) as usize) };
+    let mut acc: Accumulators<S::Core> =
+        [[<<S::Core as MatrixCore>::Acc as Accumulate>::zero(); REPEATS_N]; REPEATS_M];
+    if k_tiles == 0 {
+        return acc;
+    }
+    // SAFETY (every fetch): as the caller guarantees (FULL: every tile lies inside both
+    // matrices). Buffer 0 holds both operands' LDS bytes.
+    unsafe {
+        let (held_a, held_b) = (fetch::<A, FULL>(a, 0), fetch::<B, FULL>(b, 0));
+        a.store(held_a, buffer(0));
+        b.store(held_b, buffer(0).add(A::LDS_BYTES as usize));
+    }
+    workgroup_barrier();
+    // SAFETY: buffer t holds tile t, staged and published by the last barrier.
+    let step = |acc: &mut Accumulators<S::Core>, t: u32| unsafe {
+        let staged = buffer(t);
+        S::step(
+            acc,
+            staged,
+            staged.add(A::LDS_BYTES as usize),
+            wave_row,
+            wave_col,
+        );
+    };
+    if FULL {
+        // Tile t + 1's global loads are issued before tile t's matrix instructions and written
+        // to LDS after them.
+        macro_rules! tile {
+            ($t:expr) => {{
+                let t: u32 = $t;
+                // SAFETY: as above.
+                let next = (t + 1 < k_tiles)
+                    .then(|| unsafe { (fetch::<A, FULL>(a, t + 1), fetch::<B, FULL>(b, t + 1)) });
+                step(&mut acc, t);
+                if let Some((held_a, held_b)) = next {
+                    // SAFETY: the other buffer's last readers (tile t - 1) passed the barrier
+                    // that ended their iteration.
+                    unsafe {
+                        let staging = buffer(t + 1);
+                        a.store(held_a, staging);
+                        b.store(held_b, staging.add(A::LDS_BYTES as usize));
+                    }
+                }
+                workgroup_barrier();
+            }};
+        }
+        if cfg!(iron_matrix = "mfma") {
+            // Two tiles per iteration on CDNA: LLVM gives a tile's last MFMAs other
+            // accumulator registers (AGPRs) than its first, and with one tile per iteration
+            // it copied all 64 back at every iteration's end (a v_accvgpr_mov each). On RDNA
+            // the longer body would spill (gfx1100: 576 bytes).
+            let mut t = 0;
+            while t + 1 < k_tiles {
+                tile!(t);
+                tile!(t + 1);
+                t += 2;
+            }
+            if t < k_tiles {
+                tile!(t);
+            }
+        } else {
+            for t in 0..k_tiles {
+                tile!(t);
+            }
+        }
+        return acc;
+    }
+    // Edge tiles (and stages without unchecked loads: the decoding ones): global loads two
+    // tiles ahead, tile t + 1 written to LDS before tile t's matrix instructions, so that what
+    // a stage computes for its writes is never live beside the fragments.
+    // SAFETY: as above.
+    let mut held = (k_tiles > 1).then(|| unsafe { (a.fetch(1), b.fetch(1)) });
+    for t in 0..k_tiles {
+        if let Some((held_a, held_b)) = held {
+            // SAFETY: the other buffer's last readers (tile t - 1) passed the barrier that
+            // ended their iteration.
+            unsafe {
+                let staging = buffer(t + 1);
+                a.store(held_a, staging);
+                b.store(held_b, staging.add(A::LDS_BYTES as usize));
+            }
+        }
+        // SAFETY: as above.
+        held = (t + 2 < k_tiles).then(|| unsafe { (a.fetch(t + 2), b.fetch(t + 2)) });
+        step(&mut acc, t);
+        workgroup_barrier();
+    }
+    acc
+}
+
+/// An operand's share of K tile `tile`, fetched with [`Stage::fetch_full`] when `FULL`, else
+/// with [`Stage::fetch`].
+///
+/// # Safety
+/// As for [`Stage::fetch`]; when `FULL`, as for [`Stage::fetch_full`].
+#[inline(always)]
+unsafe fn fetch<T: Stage, const FULL: bool>(stage: &T, tile: u32) -> T::Held {
+    // SAFETY: as the caller guarantees.
+    unsafe {
+        if FULL {
+            stage.fetch_full(tile)
+        } else {
+            stage.fetch(tile)
+        }
+    }
 }
 
 /// Up to 32 bytes of one lane's chunks of a staged row, from which its fragments are taken.
@@ -420,6 +636,9 @@ impl<I: iron_intrinsics::matrix::Mma, const TILE_K: u32> PlainStep<I, TILE_K> {
 
 impl<I: iron_intrinsics::matrix::Mma, const TILE_K: u32> Step for PlainStep<I, TILE_K> {
     type Core = I;
+    /// Transposed where that gives the epilogue runs of consecutive columns (A's and B's lane
+    /// layouts mirror each other, so swapping the operands only swaps the roles of the rows).
+    const TRANSPOSED: bool = I::D_RUN.is_multiple_of(RUN);
 
     #[inline(always)]
     unsafe fn step(
@@ -444,8 +663,14 @@ impl<I: iron_intrinsics::matrix::Mma, const TILE_K: u32> Step for PlainStep<I, T
             assert!(WAVE_ROWS.is_multiple_of(32) && WAVE_COLS.is_multiple_of(32));
         };
         let lane = lane_id();
-        let group_a = I::a_k(lane, 0) * I::A_BITS / 8 / Self::FRAGMENT;
-        let group_b = I::b_k(lane, 0) * I::B_BITS / 8 / Self::FRAGMENT;
+        // Transposed, A's rows are the instruction's B operand and B's its A operand.
+        let (k_a, k_b) = if Self::TRANSPOSED {
+            (I::b_k(lane, 0), I::a_k(lane, 0))
+        } else {
+            (I::a_k(lane, 0), I::b_k(lane, 0))
+        };
+        let group_a = k_a * I::A_BITS / 8 / Self::FRAGMENT;
+        let group_b = k_b * I::B_BITS / 8 / Self::FRAGMENT;
         // SAFETY: the wave's rows lie in the staged tiles.
         let (a, b) = unsafe {
             (
@@ -462,9 +687,15 @@ impl<I: iron_intrinsics::matrix::Mma, const TILE_K: u32> Step for PlainStep<I, T
             // SAFETY: as above.
             let sb = per_col!(|t| unsafe { Self::span(b, t, group_b, span) });
             for step in 0..Self::SPAN / Self::FRAGMENT {
-                let fa = per_row!(|t| Self::fragment::<I::A>(&sa[t as usize], step));
-                let fb = per_col!(|t| Self::fragment::<I::B>(&sb[t as usize], step));
-                each_tile!(|tm, tn| acc[tm][tn] = I::mma(fa[tm], fb[tn], acc[tm][tn]));
+                if Self::TRANSPOSED {
+                    let fa = per_row!(|t| Self::fragment::<I::B>(&sa[t as usize], step));
+                    let fb = per_col!(|t| Self::fragment::<I::A>(&sb[t as usize], step));
+                    each_tile!(|tm, tn| acc[tm][tn] = I::mma(fb[tn], fa[tm], acc[tm][tn]));
+                } else {
+                    let fa = per_row!(|t| Self::fragment::<I::A>(&sa[t as usize], step));
+                    let fb = per_col!(|t| Self::fragment::<I::B>(&sb[t as usize], step));
+                    each_tile!(|tm, tn| acc[tm][tn] = I::mma(fa[tm], fb[tn], acc[tm][tn]));
+                }
             }
         }
     }

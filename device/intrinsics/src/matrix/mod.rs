@@ -157,6 +157,9 @@ pub trait MatrixCore {
     const A_RUNS: u32 = 1;
     /// Runs of consecutive-K elements each lane holds of B.
     const B_RUNS: u32 = 1;
+    /// Rows of D that runs of consecutive elements of a lane's accumulator cover in order: for
+    /// every `i`, `d_row(lane, i) = d_row(lane, i - i % D_RUN) + i % D_RUN` (1: no such runs).
+    const D_RUN: u32 = 1;
     /// A lane's fragment of A.
     type A: Fragment;
     /// A lane's fragment of B.
@@ -226,6 +229,7 @@ mod mfma_layout {
 #[cfg(any(iron_matrix = "mfma", not(target_arch = "amdgpu")))]
 macro_rules! mfma_layout_fns {
     () => {
+        const D_RUN: u32 = 4;
         #[inline(always)]
         fn a_k(lane: u32, run: u32) -> u32 {
             super::mfma_layout::a_k::<Self>(lane, run)
@@ -319,5 +323,31 @@ pub unsafe fn store_d<I: MatrixCore>(acc: I::Acc, d: *mut f32, ld: u32) {
         let at = I::d_row(lane, i) * ld + d_col::<I>(lane);
         // SAFETY: inside the tile, as the caller guarantees.
         unsafe { *d.add(at as usize) = acc.element(i as usize) };
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Checks [`MatrixCore::D_RUN`] against [`MatrixCore::d_row`] on every lane.
+    fn check_d_run<I: MatrixCore>() {
+        for lane in 0..64 {
+            for i in 0..<I::Acc as Accumulate>::LEN as u32 {
+                let first = i - i % I::D_RUN;
+                assert_eq!(I::d_row(lane, i), I::d_row(lane, first) + i % I::D_RUN);
+            }
+        }
+    }
+
+    #[test]
+    fn d_runs_follow_the_layouts() {
+        check_d_run::<MfmaF32_16x16x16F16>();
+        check_d_run::<MfmaF32_32x32x8Bf16>();
+        check_d_run::<MfmaF32_16x16x32F16>();
+        check_d_run::<MfmaF32_32x32x16F16>();
+        check_d_run::<MfmaF32_16x16x32F8<Fp8, Fp8>>();
+        check_d_run::<WmmaF32_16x16x16F16>();
+        check_d_run::<WmmaF32_16x16x16F8<Fp8, Bf8>>();
     }
 }

@@ -54,6 +54,13 @@ fn d_row(lane: u32, i: u32) -> u32 {
     8 * ((lane % 32) / 16) + WMMA_SPREAD as u32 * (lane / 32) + i
 }
 
+/// [`MatrixCore::D_RUN`] of the WMMAs. gfx11: a lane's rows are a whole wave's lane groups apart.
+#[cfg(iron_gfx = "gfx1100")]
+const D_RUN: u32 = 1;
+/// [`MatrixCore::D_RUN`] of the WMMAs. gfx12: a lane's rows are consecutive (4 or 8 of them).
+#[cfg(any(iron_gfx = "gfx1201", not(target_arch = "amdgpu")))]
+const D_RUN: u32 = 4;
+
 /// Implements [`MatrixCore`] for a 16x16x16 WMMA (generic over `$g`) with operands of `$bits`
 /// bits in fragments `$fragment`.
 macro_rules! wmma_core {
@@ -64,6 +71,7 @@ macro_rules! wmma_core {
             const K: u32 = 16;
             const A_BITS: u32 = $bits;
             const B_BITS: u32 = $bits;
+            const D_RUN: u32 = $crate::matrix::wmma::D_RUN;
             type A = $fragment;
             type B = $fragment;
             type Acc = Accumulator<WMMA_SPREAD>;
