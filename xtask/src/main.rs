@@ -8,11 +8,12 @@
 //!   checks included.
 //! - `cargo xtask emu run <CODE_OBJECT> --kernel <NAME> --grid .. --block .. [--arg ..]`: runs
 //!   one kernel of any code object on the emulator.
-//! - `cargo xtask report [--gfx <LIST>] [--device <NAME>] [--smoke]`: the performance report
-//!   (static resources, emulated traffic, roofline bounds) under `target/iron/report/`.
+//! - `cargo xtask report [--gfx <LIST>] [--device <NAME>] [--smoke] [--strict] [--update-budget]`:
+//!   the performance report (static resources, emulated traffic, roofline bounds, the
+//!   instruction budget) under `target/iron/report/`.
 //! - `cargo xtask bench [--quick]`: the criterion benchmarks: the kernel library on a HIP device
 //!   when there is one, and the host-side benchmarks. `cargo xtask bench --peer triton [--gfx
-//!   <LIST>] [--smoke] [--large]`: Iron against Triton on the emulator, under
+//!   <LIST>] [--smoke] [--large] [--only <TEXT>]`: Iron against Triton on the emulator, under
 //!   `target/iron/peer/`.
 //! - `cargo xtask bindgen-hip`: regenerates the committed HIP runtime bindings.
 //! - `cargo xtask doc-device [--gfx <LIST>]`: documents `iron-intrinsics` as the GPU sees it
