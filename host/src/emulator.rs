@@ -181,7 +181,9 @@ impl Emulator {
 
     /// Sets the compute units (CDNA) or WGPs (RDNA) of the emulated device, which with a
     /// kernel's occupancy decide how many of its workgroups are resident at once (by default
-    /// those of the target's largest product, e.g. 304 on gfx942; 0 counts as 1).
+    /// those of the target's largest product, e.g. 304 on gfx942; 0 counts as 1). A device made
+    /// by [`Self::device`] reports the count set when it was made (its properties are read
+    /// once), which is what the library sizes its grids by.
     pub fn set_compute_units(&self, compute_units: u32) {
         self.backend.lock().gpu.set_compute_units(compute_units);
     }

@@ -69,8 +69,8 @@ impl Library {
         // k * PACK * block elements) reads x[0..rows * cols] and weight[0..cols] and writes
         // y[0..rows * cols], one workgroup per row; every buffer holds what the shape needs,
         // starts 16-byte aligned and y is distinct from the inputs; rows are shorter than 4 GiB.
-        // The block is a multiple of the code object's wave size and the dynamic LDS holds one
-        // 4-byte slot per wave, as its workgroup reductions need.
+        // The block is a multiple of the code object's wave size and the dynamic LDS is what the
+        // kernel declares for it, as its workgroup reductions need.
         unsafe { stream.launch(kernel, config, (x, weight, y, rows, cols, eps))? };
         Ok(())
     }
