@@ -20,7 +20,7 @@ fn main() -> ExitCode {
 
 /// Adds two vectors on `device` and compares with the CPU.
 pub fn run(device: &Device) -> Result<Report, ExampleError> {
-    let n = 1 << 20;
+    let n: usize = 1 << 20;
     let a = common::test_values(n, 1);
     let b = common::test_values(n, 2);
 
@@ -34,9 +34,10 @@ pub fn run(device: &Device) -> Result<Report, ExampleError> {
     let b_device = DeviceBuffer::from_slice(device, &b)?;
     let mut c_device = DeviceBuffer::<f32>::zeros(device, n)?;
 
-    // One work-item per 4 elements would do (the kernel moves 16 bytes per access and loops
-    // over the grid); one per element is the simplest geometry that covers everything.
-    let config = LaunchConfig::for_elements(n, 256);
+    // The kernel is compiled for workgroups of 256, each moving 2048 elements (two 16-byte
+    // chunks per work-item) with no loop: the grid must cover the array, and workgroups past
+    // its end do nothing.
+    let config = LaunchConfig::new([n.div_ceil(2048).max(1) as u32, 1, 1], [256, 1, 1]);
     let stream = device.default_stream();
     let time = common::timed(&stream, || {
         // SAFETY: add_f32 reads a[0..n], b[0..n] and writes c[0..n]; each buffer holds n.

@@ -6,7 +6,7 @@ mod device_common;
 
 use std::time::Duration;
 
-use device_common::{ADD_F32_ARGS, code_object, fake_device, kernel_spec};
+use device_common::{ADD_F32_ARGS, code_object, fake_device, flat_kernel_spec};
 use iron::{DeviceBuffer, DeviceError, LaunchConfig};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
@@ -169,11 +169,10 @@ fn streams_copy_in_order_and_are_destroyed_on_drop_but_the_default_is_not() {
 fn events_time_the_work_between_them() {
     let (device, backend) = fake_device("gfx950");
     let module = device
-        .load_module(&code_object(vec![kernel_spec(
+        .load_module(&code_object(vec![flat_kernel_spec(
             "add_f32",
             ADD_F32_ARGS,
             false,
-            256,
         )]))
         .unwrap();
     let add = module.kernel(iron_kernels::elementwise::add_f32).unwrap();
@@ -186,7 +185,7 @@ fn events_time_the_work_between_them() {
         unsafe {
             stream.launch(
                 &add,
-                LaunchConfig::for_elements(16, 64),
+                LaunchConfig::for_elements(16, 256),
                 (&a, &a, &mut c, 16),
             )
         }

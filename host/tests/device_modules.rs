@@ -5,7 +5,7 @@
 mod device_common;
 
 use device_common::{
-    ADD_F32_ARGS, built_bundle, built_code_objects, code_object, fake_device, kernel_spec,
+    ADD_F32_ARGS, built_bundle, built_code_objects, code_object, fake_device, flat_kernel_spec,
 };
 use iron::DeviceError;
 use iron::code_object::{Bundle, CodeObject, TargetId};
@@ -13,8 +13,8 @@ use iron_kernels::{elementwise, reduce};
 
 fn sample_object() -> Vec<u8> {
     code_object(vec![
-        kernel_spec("add_f32", ADD_F32_ARGS, false, 256),
-        kernel_spec("sum_f32", &ADD_F32_ARGS[1..], true, 256),
+        flat_kernel_spec("add_f32", ADD_F32_ARGS, false),
+        flat_kernel_spec("sum_f32", &ADD_F32_ARGS[1..], true),
     ])
 }
 

@@ -193,7 +193,7 @@ fn wrong_argument_count_size_or_kind_is_refused_before_the_launch() {
     };
     let count = (n as u32).to_le_bytes();
     let wide_count = (n as u64).to_le_bytes();
-    let config = LaunchConfig::new([1, 1, 1], [64, 1, 1]);
+    let config = LaunchConfig::new([1, 1, 1], [256, 1, 1]);
     let cases: Vec<(Vec<LaunchArg<'_>>, &[&str])> = vec![
         (vec![buffer(&a)], &["add_f32 takes 4 arguments, got 1"]),
         (
@@ -257,11 +257,15 @@ fn bad_geometry_is_refused_before_the_launch() {
             )],
         ),
         (
-            LaunchConfig::new([0, 1, 1], [64, 1, 1]),
+            LaunchConfig::new([0, 1, 1], [256, 1, 1]),
             vec!["zero dimension".into(), "at least one workgroup".into()],
         ),
         (
-            LaunchConfig::new([1, 1, 1], [64, 1, 1]).with_dynamic_lds(limit + 1),
+            LaunchConfig::new([1, 1, 1], [64, 1, 1]),
+            vec!["add_f32 requires a block of [256, 1, 1], got [64, 1, 1]".into()],
+        ),
+        (
+            LaunchConfig::new([1, 1, 1], [256, 1, 1]).with_dynamic_lds(limit + 1),
             vec![format!("above the device's {limit} bytes per workgroup")],
         ),
     ];
@@ -407,7 +411,7 @@ fn launch_add(
         },
         LaunchArg::value(&count),
     ];
-    let config = LaunchConfig::new([1, 1, 1], [64, 1, 1]);
+    let config = LaunchConfig::new([1, 1, 1], [256, 1, 1]);
     // SAFETY: the emulator checks every access against its allocations: a bogus address or a
     // patched kernel ends in a fault value, never in a host memory access.
     unsafe {

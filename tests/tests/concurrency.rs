@@ -245,7 +245,7 @@ fn faulting_launch(device: &Device, add: &Kernel) {
         device,
     };
     let args = [bogus, real, real, LaunchArg::value(&count)];
-    let config = LaunchConfig::new([1, 1, 1], [64, 1, 1]);
+    let config = LaunchConfig::new([1, 1, 1], [256, 1, 1]);
     // SAFETY: the emulator checks every access: the bogus address ends in a fault value.
     let error = unsafe { device.default_stream().launch_untyped(add, config, &args) }.unwrap_err();
     assert!(

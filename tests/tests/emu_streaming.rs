@@ -1,13 +1,14 @@
 //! The streaming methods of `iron::library` (fill, copy, saxpy) and the sum reduction on every
 //! emulated gfx: seeded inputs with edge values, sizes that are not multiples of the vector
-//! width, the wave or the workgroup, arrays long enough that every work-item of the capped grid
-//! loops, poisoned outputs with a guard zone that must stay untouched, and the emulator's count
+//! width, the wave or the workgroup's span, and exact multiples of a span (no workgroup takes
+//! elements one at a time), poisoned outputs with a guard zone that must stay untouched, and the emulator's count
 //! of bytes written, which must be exactly the output's size.
 
 mod common;
 
 use common::{
-    GUARD, KERNARG_BYTES_PER_WAVE, SIZES, assert_written, edgy, library_devices, rng, upload,
+    GUARD, KERNARG_BYTES_PER_WAVE, SIZES, Traffic, assert_written, edgy, library_devices, rng,
+    upload,
 };
 use iron::DeviceBuffer;
 use iron_tests::oracle::Expected;
@@ -153,12 +154,14 @@ fn saxpy_matches_the_fused_cpu_result_bit_for_bit() {
 
 #[test]
 #[ignore = "needs the device build: run `cargo xtask test`"]
-fn sum_reduces_in_one_or_two_launches() {
+fn sum_reduces_in_one_launch_per_4096_fold() {
     let mut rng = rng(4);
     for d in library_devices() {
         let s = d.device.default_stream();
         d.clear_counters();
-        for n in [0usize, 1, 5, 64, 100, 1000, 4096, 4097, 10_007, 100_003] {
+        for n in [
+            0usize, 1, 5, 64, 100, 1000, 4096, 4097, 8192, 10_007, 12_289, 100_003,
+        ] {
             let context = format!("{} sum n={n}", d.gfx);
             let x: Vec<f32> = (0..n).map(|_| rng.random_range(-1.0f32..1.0)).collect();
             let x_buf = upload(&d.device, &x);
@@ -169,10 +172,15 @@ fn sum_reduces_in_one_or_two_launches() {
             assert_written(&bits, 1, &POISON, &context);
             let value: f64 = x.iter().map(|&v| f64::from(v)).sum();
             let magnitude: f64 = x.iter().map(|&v| f64::from(v).abs()).sum();
-            // The additions a term passes through: its work-item's share (at most 16 in one
-            // workgroup; one per 8192 work-items of the capped grid otherwise), 8 levels of the
-            // workgroup reduction, and 9 more for the second pass, plus one to spare.
-            let depth = (n as u64).div_ceil(8192).max(16) + 18;
+            let launches: &[&str] = if n <= 4096 {
+                &["sum_f32"]
+            } else {
+                &["sum_f32", "sum_f32"]
+            };
+            // The additions a term passes through in each launch: its work-item's share (at
+            // most 16 one by one in the workgroup holding the end), 8 levels of the workgroup
+            // reduction; plus one to spare.
+            let depth = 24 * launches.len() as u64 + 1;
             let want = Expected {
                 value,
                 error: gamma(depth) * magnitude + F32_ROUNDOFF * value.abs(),
@@ -182,16 +190,83 @@ fn sum_reduces_in_one_or_two_launches() {
                 "{context}: {} vs {want:?}",
                 got[0]
             );
-            let launches: &[&str] = if n <= 4096 {
-                &["sum_f32"]
-            } else {
-                &["sum_f32", "sum_f32"]
-            };
             let traffic = d.dispatches(launches);
             assert!(
                 traffic[0].read >= 4 * n as u64,
                 "{context}: the first pass reads x"
             );
+        }
+    }
+}
+
+#[test]
+#[ignore = "needs the device build: run `cargo xtask test`"]
+fn sums_beyond_2_24_elements_take_a_third_launch() {
+    // One device: 2^24 + 5000 elements make 4098 partials, then 2, then the total.
+    let d = library_devices().into_iter().next().unwrap();
+    let n = (1usize << 24) + 5000;
+    let mut rng = rng(6);
+    let x: Vec<f32> = (0..n).map(|_| rng.random_range(0.0f32..1.0)).collect();
+    let s = d.device.default_stream();
+    let x_buf = upload(&d.device, &x);
+    let mut total = upload(&d.device, &[f32::from_bits(POISON); 1 + GUARD]);
+    d.clear_counters();
+    d.library.sum(&s, &x_buf, &mut total, n).unwrap();
+    let got = total.to_vec().unwrap();
+    let bits: Vec<u32> = got.iter().map(|v| v.to_bits()).collect();
+    assert_written(&bits, 1, &POISON, &d.gfx);
+    let traffic = d.dispatches(&["sum_f32", "sum_f32", "sum_f32"]);
+    for (pass, partials) in [(1, 4098), (2, 2)] {
+        let Traffic {
+            read,
+            written,
+            waves,
+        } = traffic[pass];
+        assert!(
+            read >= 4 * partials && read <= 4 * partials + waves * KERNARG_BYTES_PER_WAVE,
+            "{}: pass {pass} reads {partials} partials, not {read} bytes",
+            d.gfx
+        );
+        assert_eq!(
+            written,
+            4 * partials.div_ceil(4096),
+            "{}: pass {pass}",
+            d.gfx
+        );
+    }
+    let value: f64 = x.iter().map(|&v| f64::from(v)).sum();
+    let want = Expected {
+        value,
+        error: gamma(24 * 3 + 1) * value + F32_ROUNDOFF * value,
+    };
+    assert!(
+        want.accepts(f64::from(got[0])),
+        "{}: {} vs {want:?}",
+        d.gfx,
+        got[0]
+    );
+}
+
+#[test]
+#[ignore = "needs the device build: run `cargo xtask test`"]
+fn sum_bits_depend_on_the_wave_size_alone() {
+    let mut rng = rng(5);
+    // Magnitudes spread over 2^-20..2^20, so that another order of the additions rounds
+    // differently.
+    let x: Vec<f32> = (0..100_003)
+        .map(|_| rng.random_range(-1.0f32..1.0) * 2f32.powi(rng.random_range(-20..=20)))
+        .collect();
+    let mut by_wave: Vec<(u32, u32, String)> = Vec::new();
+    for d in library_devices() {
+        let s = d.device.default_stream();
+        let x_buf = upload(&d.device, &x);
+        let mut total = upload(&d.device, &[f32::from_bits(POISON)]);
+        d.library.sum(&s, &x_buf, &mut total, x.len()).unwrap();
+        let bits = total.to_vec().unwrap()[0].to_bits();
+        if let Some((_, first, gfx)) = by_wave.iter().find(|(w, _, _)| *w == d.wave) {
+            assert_eq!(bits, *first, "{} and {gfx} (wave{})", d.gfx, d.wave);
+        } else {
+            by_wave.push((d.wave, bits, d.gfx.clone()));
         }
     }
 }

@@ -94,12 +94,13 @@ fn device_with_library() -> (Device, Module) {
     (device, module)
 }
 
-/// The launch shapes each size is tried with: one work-item per 4 elements, and a small grid
-/// whose work-items loop over the rest (which needs the hidden block count and group size).
+/// The launch shapes each size is tried with: one work-item per 4 elements (more workgroups than
+/// the array needs, the later ones doing nothing), and the least grid covering the array (2048
+/// elements per workgroup of 256).
 fn configs(n: usize) -> [LaunchConfig; 2] {
     [
         LaunchConfig::for_elements(n.div_ceil(4).max(1), 256),
-        LaunchConfig::new([2, 1, 1], [64, 1, 1]),
+        LaunchConfig::new([n.div_ceil(2048).max(1) as u32, 1, 1], [256, 1, 1]),
     ]
 }
 
@@ -214,8 +215,9 @@ fn kernels_match_the_cpu() {
         // Two passes of the sum: its dynamic LDS size travels as a hidden argument.
         let x: Vec<f32> = (0..n).map(|_| rng.random_range(-1.0f32..1.0)).collect();
         let dx = DeviceBuffer::from_slice(&device, &x).unwrap();
-        let groups = 7u32;
-        let mut partials = DeviceBuffer::from_slice(&device, &[f32::NAN; 7]).unwrap();
+        let groups = n.div_ceil(reduce::ELEMENTS_PER_WORKGROUP as usize).max(1);
+        let mut partials = DeviceBuffer::from_slice(&device, &vec![f32::NAN; groups]).unwrap();
+        let groups = groups as u32;
         let mut total = DeviceBuffer::from_slice(&device, &[f32::NAN]).unwrap();
         let many = LaunchConfig::new([groups, 1, 1], [256, 1, 1]).with_dynamic_lds(32);
         let one = LaunchConfig::new([1, 1, 1], [256, 1, 1]).with_dynamic_lds(32);
@@ -335,7 +337,7 @@ fn a_kernel_fault_surfaces_as_an_error_and_the_device_stays_usable() {
         },
         LaunchArg::value(&count),
     ];
-    let config = LaunchConfig::new([1, 1, 1], [64, 1, 1]);
+    let config = LaunchConfig::new([1, 1, 1], [256, 1, 1]);
     let stream = device.default_stream();
     // SAFETY: the first pointer is bogus on purpose: the emulator behind the stand-in reports
     // the access as a fault and never touches host memory.

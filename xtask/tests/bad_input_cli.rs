@@ -20,14 +20,14 @@ fn scratch_dir(name: &str) -> PathBuf {
     common::scratch_dir("bad-cli", name)
 }
 
-/// `emu run <file> --kernel add_f32 --grid 1 --block 64` followed by `extra`.
+/// `emu run <file> --kernel add_f32 --grid 1 --block 256` followed by `extra`.
 fn emu_run(file: &Path, extra: &[&str], needles: &[&str]) {
     let mut args = vec!["emu", "run", file.to_str().unwrap(), "--kernel", "add_f32"];
     if !extra.contains(&"--grid") {
         args.extend(["--grid", "1"]);
     }
     if !extra.contains(&"--block") {
-        args.extend(["--block", "64"]);
+        args.extend(["--block", "256"]);
     }
     args.extend_from_slice(extra);
     assert_one_line_error(&args, needles);

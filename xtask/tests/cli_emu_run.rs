@@ -163,7 +163,7 @@ fn bad_input_is_one_clear_line() {
         args.extend_from_slice(extra);
         xtask(&args)
     };
-    let add = ["--kernel", "add_f32", "--grid", "1", "--block", "64"];
+    let add = ["--kernel", "add_f32", "--grid", "1", "--block", "256"];
     let cases: Vec<(Vec<&str>, &str)> = vec![
         (
             vec![
@@ -241,7 +241,7 @@ fn bad_input_is_one_clear_line() {
         (
             [
                 &[co][..],
-                &["--kernel", "add_f32", "--grid", "0", "--block", "64"],
+                &["--kernel", "add_f32", "--grid", "0", "--block", "256"],
             ]
             .concat(),
             "at least 1",
@@ -266,7 +266,8 @@ fn bad_input_is_one_clear_line() {
 #[ignore = "needs the device build: run `cargo xtask test`"]
 fn an_iron_kernel_runs_and_traces() {
     let dir = scratch_dir("trace");
-    let n = 37usize;
+    // One whole workgroup span (2048 elements, 16-byte accesses) and a tail of 37.
+    let n = 2048 + 37usize;
     let a = inputs(n, 1);
     let b = inputs(n, 2);
     write_f32(&dir.join("a.bin"), &a);
@@ -280,9 +281,9 @@ fn an_iron_kernel_runs_and_traces() {
         "--kernel",
         "add_f32",
         "--grid",
-        "1",
+        "2",
         "--block",
-        "64",
+        "256",
         "--arg",
         &arg("a.bin"),
         "--arg",
@@ -364,7 +365,7 @@ fn a_kernel_out_of_budget_says_where_its_waves_stood() {
                 "--grid",
                 "3",
                 "--block",
-                "128",
+                "256",
                 "--arg",
                 &a,
                 "--arg",

@@ -12,37 +12,33 @@
 //!   or 0x80 for FNUZ); FNUZ formats have no -0 (a negative value rounding to zero gives 0x00).
 //!   f16 and bf16 inputs are widened to f32 first (exactly), so they round once.
 //!
-//! Memory: each work-item converts a chunk of elements that fills 16 bytes on the narrower side
-//! (8 elements between f32 and 16-bit types, 16 elements into FP8) with 16-byte loads and stores,
-//! then the last `n % 8` or `n % 16` elements one by one; buffers must be 16-byte aligned.
+//! Memory: chunks of elements that fill 16 bytes on the narrower side (8 elements between f32 and
+//! 16-bit types, 16 elements into FP8), moved with 16-byte loads and stores, then the last `n % 8`
+//! or `n % 16` elements one by one, spread over the grid as [`crate::flat`] describes; buffers
+//! must be 16-byte aligned.
 //!
-//! Launch: any grid, workgroups of up to 256 work-items, no dynamic LDS.
+//! Launch: workgroups of 256 work-items (the kernels are compiled for that block), at least
+//! `n.div_ceil(V * 256 * CHUNKS)` of them for `V` elements per chunk
+//! ([`crate::flat::CHUNKS`]), no dynamic LDS.
 
-use crate::dtype::{Float, load, store};
+use crate::dtype::Float;
 use crate::dtype::{bf16, f16};
-use iron_intrinsics::id::{global_id_x, grid_size_x};
+use crate::flat::over_chunks;
 use iron_intrinsics::kernel;
 use iron_quant::{E4M3Fn, E4M3Fnuz, E5M2, E5M2Fnuz, ElementFormat};
 
 /// `y[i] = f(x[i])` for `i < n`, `V` elements per chunk.
 #[inline(always)]
 fn convert<I: Copy, O: Copy, const V: usize>(x: *const I, y: *mut O, n: u32, f: impl Fn(I) -> O) {
-    let chunks = n / V as u32;
-    let stride = grid_size_x();
-    let mut c = global_id_x();
-    while c < chunks {
-        // SAFETY: c < n / V; both buffers hold n 16-byte-aligned elements.
-        let v = unsafe { load::<I, V>(x, c as usize) };
+    over_chunks::<V, _>(
+        n,
+        // SAFETY: a whole chunk of n; both buffers hold n 16-byte-aligned elements.
+        |k| unsafe { k.load(x) },
         // SAFETY: as above.
-        unsafe { store::<O, V>(y, c as usize, v.map(&f)) };
-        c += stride;
-    }
-    let tail = global_id_x();
-    if tail < n % V as u32 {
-        let i = (chunks * V as u32 + tail) as usize;
+        |k, v| unsafe { k.store(y, v.map(&f)) },
         // SAFETY: i < n.
-        unsafe { *y.add(i) = f(*x.add(i)) };
-    }
+        |i| unsafe { *y.add(i) = f(*x.add(i)) },
+    );
 }
 
 /// f32, f16 or bf16 to the FP8 format `F`, saturating; 16 elements per chunk.
@@ -52,97 +48,97 @@ fn to_fp8<T: Float, F: ElementFormat>(x: *const T, y: *mut u8, n: u32) {
 }
 
 /// f32 to f16.
-#[kernel(max_threads = 256)]
+#[kernel(block = 256)]
 pub fn cast_f32_to_f16(x: *const f32, y: *mut f16, n: u32) {
     convert::<f32, f16, 8>(x, y, n, Float::round_from_f32);
 }
 
 /// f16 to f32 (exact).
-#[kernel(max_threads = 256)]
+#[kernel(block = 256)]
 pub fn cast_f16_to_f32(x: *const f16, y: *mut f32, n: u32) {
     convert::<f16, f32, 8>(x, y, n, Float::into_f32);
 }
 
 /// f32 to bf16.
-#[kernel(max_threads = 256)]
+#[kernel(block = 256)]
 pub fn cast_f32_to_bf16(x: *const f32, y: *mut bf16, n: u32) {
     convert::<f32, bf16, 8>(x, y, n, Float::round_from_f32);
 }
 
 /// bf16 to f32 (exact).
-#[kernel(max_threads = 256)]
+#[kernel(block = 256)]
 pub fn cast_bf16_to_f32(x: *const bf16, y: *mut f32, n: u32) {
     convert::<bf16, f32, 8>(x, y, n, Float::into_f32);
 }
 
 /// f32 to FP8 E4M3FN (OCP), saturating.
-#[kernel(max_threads = 256)]
+#[kernel(block = 256)]
 pub fn cast_f32_to_fp8_e4m3fn(x: *const f32, y: *mut u8, n: u32) {
     to_fp8::<f32, E4M3Fn>(x, y, n);
 }
 
 /// f32 to FP8 E5M2 (OCP), saturating.
-#[kernel(max_threads = 256)]
+#[kernel(block = 256)]
 pub fn cast_f32_to_fp8_e5m2(x: *const f32, y: *mut u8, n: u32) {
     to_fp8::<f32, E5M2>(x, y, n);
 }
 
 /// f32 to FP8 E4M3FNUZ, saturating.
-#[kernel(max_threads = 256)]
+#[kernel(block = 256)]
 pub fn cast_f32_to_fp8_e4m3fnuz(x: *const f32, y: *mut u8, n: u32) {
     to_fp8::<f32, E4M3Fnuz>(x, y, n);
 }
 
 /// f32 to FP8 E5M2FNUZ, saturating.
-#[kernel(max_threads = 256)]
+#[kernel(block = 256)]
 pub fn cast_f32_to_fp8_e5m2fnuz(x: *const f32, y: *mut u8, n: u32) {
     to_fp8::<f32, E5M2Fnuz>(x, y, n);
 }
 
 /// f16 to FP8 E4M3FN (OCP), saturating.
-#[kernel(max_threads = 256)]
+#[kernel(block = 256)]
 pub fn cast_f16_to_fp8_e4m3fn(x: *const f16, y: *mut u8, n: u32) {
     to_fp8::<f16, E4M3Fn>(x, y, n);
 }
 
 /// f16 to FP8 E5M2 (OCP), saturating.
-#[kernel(max_threads = 256)]
+#[kernel(block = 256)]
 pub fn cast_f16_to_fp8_e5m2(x: *const f16, y: *mut u8, n: u32) {
     to_fp8::<f16, E5M2>(x, y, n);
 }
 
 /// f16 to FP8 E4M3FNUZ, saturating.
-#[kernel(max_threads = 256)]
+#[kernel(block = 256)]
 pub fn cast_f16_to_fp8_e4m3fnuz(x: *const f16, y: *mut u8, n: u32) {
     to_fp8::<f16, E4M3Fnuz>(x, y, n);
 }
 
 /// f16 to FP8 E5M2FNUZ, saturating.
-#[kernel(max_threads = 256)]
+#[kernel(block = 256)]
 pub fn cast_f16_to_fp8_e5m2fnuz(x: *const f16, y: *mut u8, n: u32) {
     to_fp8::<f16, E5M2Fnuz>(x, y, n);
 }
 
 /// bf16 to FP8 E4M3FN (OCP), saturating.
-#[kernel(max_threads = 256)]
+#[kernel(block = 256)]
 pub fn cast_bf16_to_fp8_e4m3fn(x: *const bf16, y: *mut u8, n: u32) {
     to_fp8::<bf16, E4M3Fn>(x, y, n);
 }
 
 /// bf16 to FP8 E5M2 (OCP), saturating.
-#[kernel(max_threads = 256)]
+#[kernel(block = 256)]
 pub fn cast_bf16_to_fp8_e5m2(x: *const bf16, y: *mut u8, n: u32) {
     to_fp8::<bf16, E5M2>(x, y, n);
 }
 
 /// bf16 to FP8 E4M3FNUZ, saturating.
-#[kernel(max_threads = 256)]
+#[kernel(block = 256)]
 pub fn cast_bf16_to_fp8_e4m3fnuz(x: *const bf16, y: *mut u8, n: u32) {
     to_fp8::<bf16, E4M3Fnuz>(x, y, n);
 }
 
 /// bf16 to FP8 E5M2FNUZ, saturating.
-#[kernel(max_threads = 256)]
+#[kernel(block = 256)]
 pub fn cast_bf16_to_fp8_e5m2fnuz(x: *const bf16, y: *mut u8, n: u32) {
     to_fp8::<bf16, E5M2Fnuz>(x, y, n);
 }

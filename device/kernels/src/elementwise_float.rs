@@ -7,11 +7,12 @@
 //! takes its f32 factor first, as `saxpy_f32` does. An output may be one of the inputs (same
 //! pointer); other overlaps are not allowed.
 //!
-//! Memory: each work-item moves 16 bytes per access (4 f32 or 8 f16/bf16) over a grid-stride loop,
-//! then the last `n % 4` (f32) or `n % 8` (f16/bf16) elements one by one; buffers must be 16-byte
-//! aligned (device allocations are).
+//! Memory: 16 bytes per access (4 f32 or 8 f16/bf16), then the last `n % 4` (f32) or `n % 8`
+//! (f16/bf16) elements one by one, spread over the grid as [`crate::flat`] describes; buffers must
+//! be 16-byte aligned (device allocations are).
 //!
-//! Launch: any grid, workgroups of up to 256 work-items, no dynamic LDS.
+//! Launch: workgroups of 256 work-items (the kernels are compiled for that block), at least
+//! `n.div_ceil(PACK * 256 * CHUNKS)` of them ([`crate::flat::CHUNKS`]), no dynamic LDS.
 //!
 //! Activations (x in f32): `relu(x) = x < 0 ? 0 : x` (NaN stays NaN); `silu(x) = x / (1 + e^-x)`;
 //! `gelu(x) = 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))`, evaluated as
@@ -19,43 +20,24 @@
 //! `e^x` is `iron_intrinsics::fmath::exp` (within 2 ulp); divisions are correctly rounded.
 //! `silu(-inf)` and `gelu(-inf)` are NaN (`-inf / inf`), as `x * sigmoid(x)` gives in f32.
 
-use crate::dtype::{Float, load, narrow, store, widen};
+use crate::dtype::{Float, narrow, widen};
 use crate::dtype::{bf16, f16};
+use crate::flat::over_chunks;
 use iron_intrinsics::fmath::exp;
-use iron_intrinsics::id::{global_id_x, grid_size_x};
 use iron_intrinsics::kernel;
 use iron_intrinsics::math::mul_add;
-
-/// Calls `wide(chunk)` for each whole chunk of `V` elements and `narrow(i)` for each of the
-/// `n % V` trailing elements, spread over the grid.
-#[inline(always)]
-fn split<const V: usize>(n: u32, mut wide: impl FnMut(usize), mut narrow: impl FnMut(usize)) {
-    let chunks = n / V as u32;
-    let stride = grid_size_x();
-    let mut c = global_id_x();
-    while c < chunks {
-        wide(c as usize);
-        c += stride;
-    }
-    let tail = global_id_x();
-    if tail < n % V as u32 {
-        narrow((chunks * V as u32 + tail) as usize);
-    }
-}
 
 /// `y[i] = f(x[i])` for `i < n`, in f32; `V` is [`Float::PACK`] (a const argument, as Rust
 /// cannot yet derive it from `T` there).
 #[inline(always)]
 fn map1<T: Float, const V: usize>(x: *const T, y: *mut T, n: u32, f: impl Fn(f32) -> f32) {
     const { assert!(V == T::PACK) };
-    split::<V>(
+    over_chunks::<V, _>(
         n,
-        |c| {
-            // SAFETY: c < n / V; both buffers hold n 16-byte-aligned elements.
-            let v = widen(unsafe { load::<T, V>(x, c) });
-            // SAFETY: as above.
-            unsafe { store::<T, V>(y, c, narrow(v.map(&f))) };
-        },
+        // SAFETY: a whole chunk of n; both buffers hold n 16-byte-aligned elements.
+        |k| unsafe { k.load(x) },
+        // SAFETY: as above.
+        |k, u| unsafe { k.store(y, narrow(widen(u).map(&f))) },
         // SAFETY: i < n.
         |i| unsafe { *y.add(i) = T::round_from_f32(f((*x.add(i)).into_f32())) },
     );
@@ -71,14 +53,15 @@ fn map2<T: Float, const V: usize>(
     f: impl Fn(f32, f32) -> f32,
 ) {
     const { assert!(V == T::PACK) };
-    split::<V>(
+    over_chunks::<V, _>(
         n,
-        |k| {
-            // SAFETY: k < n / V; all buffers hold n 16-byte-aligned elements.
-            let (u, v) = unsafe { (widen(load::<T, V>(a, k)), widen(load::<T, V>(b, k))) };
+        // SAFETY: a whole chunk of n; all buffers hold n 16-byte-aligned elements.
+        |k| unsafe { (k.load(a), k.load(b)) },
+        |k, (u, v)| {
+            let (u, v) = (widen(u), widen(v));
             let r: [f32; V] = core::array::from_fn(|l| f(u[l], v[l]));
             // SAFETY: as above.
-            unsafe { store::<T, V>(c, k, narrow(r)) };
+            unsafe { k.store(c, narrow(r)) };
         },
         // SAFETY: i < n.
         |i| unsafe {
@@ -98,20 +81,15 @@ fn map3<T: Float, const V: usize>(
     f: impl Fn(f32, f32, f32) -> f32,
 ) {
     const { assert!(V == T::PACK) };
-    split::<V>(
+    over_chunks::<V, _>(
         n,
-        |k| {
-            // SAFETY: k < n / V; all buffers hold n 16-byte-aligned elements.
-            let (u, v, w) = unsafe {
-                (
-                    widen(load::<T, V>(a, k)),
-                    widen(load::<T, V>(b, k)),
-                    widen(load::<T, V>(c, k)),
-                )
-            };
+        // SAFETY: a whole chunk of n; all buffers hold n 16-byte-aligned elements.
+        |k| unsafe { (k.load(a), k.load(b), k.load(c)) },
+        |k, (u, v, w)| {
+            let (u, v, w) = (widen(u), widen(v), widen(w));
             let r: [f32; V] = core::array::from_fn(|l| f(u[l], v[l], w[l]));
             // SAFETY: as above.
-            unsafe { store::<T, V>(d, k, narrow(r)) };
+            unsafe { k.store(d, narrow(r)) };
         },
         |i| {
             // SAFETY: i < n.
@@ -151,121 +129,121 @@ fn gelu(x: f32) -> f32 {
 }
 
 /// `c = a + b`, f16.
-#[kernel(max_threads = 256)]
+#[kernel(block = 256)]
 pub fn add_f16(a: *const f16, b: *const f16, c: *mut f16, n: u32) {
     map2::<f16, 8>(a, b, c, n, |x, y| x + y);
 }
 
 /// `c = a + b`, bf16.
-#[kernel(max_threads = 256)]
+#[kernel(block = 256)]
 pub fn add_bf16(a: *const bf16, b: *const bf16, c: *mut bf16, n: u32) {
     map2::<bf16, 8>(a, b, c, n, |x, y| x + y);
 }
 
 /// `c = a * b`, f32.
-#[kernel(max_threads = 256)]
+#[kernel(block = 256)]
 pub fn mul_f32(a: *const f32, b: *const f32, c: *mut f32, n: u32) {
     map2::<f32, 4>(a, b, c, n, |x, y| x * y);
 }
 
 /// `c = a * b`, f16.
-#[kernel(max_threads = 256)]
+#[kernel(block = 256)]
 pub fn mul_f16(a: *const f16, b: *const f16, c: *mut f16, n: u32) {
     map2::<f16, 8>(a, b, c, n, |x, y| x * y);
 }
 
 /// `c = a * b`, bf16.
-#[kernel(max_threads = 256)]
+#[kernel(block = 256)]
 pub fn mul_bf16(a: *const bf16, b: *const bf16, c: *mut bf16, n: u32) {
     map2::<bf16, 8>(a, b, c, n, |x, y| x * y);
 }
 
 /// `d = a * b + c` with one f32 rounding (fused), f32.
-#[kernel(max_threads = 256)]
+#[kernel(block = 256)]
 pub fn fma_f32(a: *const f32, b: *const f32, c: *const f32, d: *mut f32, n: u32) {
     map3::<f32, 4>(a, b, c, d, n, mul_add);
 }
 
 /// `d = a * b + c`, fused in f32, then rounded to f16.
-#[kernel(max_threads = 256)]
+#[kernel(block = 256)]
 pub fn fma_f16(a: *const f16, b: *const f16, c: *const f16, d: *mut f16, n: u32) {
     map3::<f16, 8>(a, b, c, d, n, mul_add);
 }
 
 /// `d = a * b + c`, fused in f32, then rounded to bf16.
-#[kernel(max_threads = 256)]
+#[kernel(block = 256)]
 pub fn fma_bf16(a: *const bf16, b: *const bf16, c: *const bf16, d: *mut bf16, n: u32) {
     map3::<bf16, 8>(a, b, c, d, n, mul_add);
 }
 
 /// `y = alpha * x`, f32.
-#[kernel(max_threads = 256)]
+#[kernel(block = 256)]
 pub fn scale_f32(alpha: f32, x: *const f32, y: *mut f32, n: u32) {
     map1::<f32, 4>(x, y, n, |v| alpha * v);
 }
 
 /// `y = alpha * x` (alpha in f32), f16.
-#[kernel(max_threads = 256)]
+#[kernel(block = 256)]
 pub fn scale_f16(alpha: f32, x: *const f16, y: *mut f16, n: u32) {
     map1::<f16, 8>(x, y, n, |v| alpha * v);
 }
 
 /// `y = alpha * x` (alpha in f32), bf16.
-#[kernel(max_threads = 256)]
+#[kernel(block = 256)]
 pub fn scale_bf16(alpha: f32, x: *const bf16, y: *mut bf16, n: u32) {
     map1::<bf16, 8>(x, y, n, |v| alpha * v);
 }
 
 /// `y = relu(x)`, f32.
-#[kernel(max_threads = 256)]
+#[kernel(block = 256)]
 pub fn relu_f32(x: *const f32, y: *mut f32, n: u32) {
     map1::<f32, 4>(x, y, n, relu);
 }
 
 /// `y = relu(x)`, f16.
-#[kernel(max_threads = 256)]
+#[kernel(block = 256)]
 pub fn relu_f16(x: *const f16, y: *mut f16, n: u32) {
     map1::<f16, 8>(x, y, n, relu);
 }
 
 /// `y = relu(x)`, bf16.
-#[kernel(max_threads = 256)]
+#[kernel(block = 256)]
 pub fn relu_bf16(x: *const bf16, y: *mut bf16, n: u32) {
     map1::<bf16, 8>(x, y, n, relu);
 }
 
 /// `y = silu(x)`, f32.
-#[kernel(max_threads = 256)]
+#[kernel(block = 256)]
 pub fn silu_f32(x: *const f32, y: *mut f32, n: u32) {
     map1::<f32, 4>(x, y, n, silu);
 }
 
 /// `y = silu(x)`, f16.
-#[kernel(max_threads = 256)]
+#[kernel(block = 256)]
 pub fn silu_f16(x: *const f16, y: *mut f16, n: u32) {
     map1::<f16, 8>(x, y, n, silu);
 }
 
 /// `y = silu(x)`, bf16.
-#[kernel(max_threads = 256)]
+#[kernel(block = 256)]
 pub fn silu_bf16(x: *const bf16, y: *mut bf16, n: u32) {
     map1::<bf16, 8>(x, y, n, silu);
 }
 
 /// `y = gelu(x)` (tanh form), f32.
-#[kernel(max_threads = 256)]
+#[kernel(block = 256)]
 pub fn gelu_f32(x: *const f32, y: *mut f32, n: u32) {
     map1::<f32, 4>(x, y, n, gelu);
 }
 
 /// `y = gelu(x)` (tanh form), f16.
-#[kernel(max_threads = 256)]
+#[kernel(block = 256)]
 pub fn gelu_f16(x: *const f16, y: *mut f16, n: u32) {
     map1::<f16, 8>(x, y, n, gelu);
 }
 
 /// `y = gelu(x)` (tanh form), bf16.
-#[kernel(max_threads = 256)]
+#[kernel(block = 256)]
 pub fn gelu_bf16(x: *const bf16, y: *mut bf16, n: u32) {
     map1::<bf16, 8>(x, y, n, gelu);
 }

@@ -25,6 +25,7 @@ pub mod dequant_half;
 pub mod dtype;
 pub mod elementwise;
 pub mod elementwise_float;
+pub mod flat;
 pub mod gather;
 pub mod gemm;
 mod gemm_decode;

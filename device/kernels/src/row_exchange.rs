@@ -12,12 +12,18 @@ use iron_intrinsics::{
     wave::{self, WaveNum},
 };
 
+/// Waves in the workgroup as launched (its size a multiple of [`WAVE`]).
+#[inline(always)]
+fn waves() -> u32 {
+    workgroup_size_x() / WAVE
+}
+
 /// Waves up to which every work-item adds the waves' partials one by one; above, each lane reads
 /// one partial and the wave reduces them again.
 const SERIAL_WAVES: u32 = 4;
 
-/// Combines `x` over the workgroup (`wave_op` a wave reduction of `op`) through slot `slot`, in
-/// every work-item. Workgroup-wide; the workgroup size is a multiple of [`WAVE`].
+/// Combines `x` over the workgroup of `waves` waves (`wave_op` a wave reduction of `op`) through
+/// slot `slot`, in every work-item. Workgroup-wide.
 ///
 /// The calling kernel's dynamic LDS holds `slot + 1` slots, and no other reduction of the launch
 /// uses slot `slot`.
@@ -25,12 +31,12 @@ const SERIAL_WAVES: u32 = 4;
 fn reduce_once<T: WaveNum>(
     x: T,
     slot: u32,
+    waves: u32,
     identity: T,
     wave_op: fn(T) -> T,
     op: fn(T, T) -> T,
 ) -> T {
     let partial = wave_op(x);
-    let waves = workgroup_size_x() / WAVE;
     if waves == 1 {
         return partial;
     }
@@ -64,18 +70,25 @@ fn reduce_once<T: WaveNum>(
 /// The sum of `x` over the workgroup through slot `slot`, in every work-item; see the module.
 #[inline(always)]
 pub fn sum_once<T: WaveNum>(x: T, slot: u32) -> T {
-    reduce_once(x, slot, T::ZERO, wave::reduce_sum, T::add)
+    reduce_once(x, slot, waves(), T::ZERO, wave::reduce_sum, T::add)
+}
+
+/// [`sum_once`] in a kernel compiled for workgroups of `BLOCK` work-items (`#[kernel(block =
+/// BLOCK)]`), which knows its number of waves without reading the dispatch packet.
+#[inline(always)]
+pub fn sum_once_in<const BLOCK: u32, T: WaveNum>(x: T, slot: u32) -> T {
+    reduce_once(x, slot, BLOCK / WAVE, T::ZERO, wave::reduce_sum, T::add)
 }
 
 /// The maximum of `x` over the workgroup through slot `slot` (for floats a NaN is ignored, as
 /// `f32::max` does), in every work-item; see the module.
 #[inline(always)]
 pub fn max_once<T: WaveNum>(x: T, slot: u32) -> T {
-    reduce_once(x, slot, T::LOWEST, wave::reduce_max, T::max)
+    reduce_once(x, slot, waves(), T::LOWEST, wave::reduce_max, T::max)
 }
 
 /// The minimum of `x` over the workgroup through slot `slot`, in every work-item; see the module.
 #[inline(always)]
 pub fn min_once<T: WaveNum>(x: T, slot: u32) -> T {
-    reduce_once(x, slot, T::HIGHEST, wave::reduce_min, T::min)
+    reduce_once(x, slot, waves(), T::HIGHEST, wave::reduce_min, T::min)
 }

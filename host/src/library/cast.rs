@@ -7,7 +7,7 @@ use bytemuck::Pod;
 use super::Library;
 use super::dtype::{Convert, Float, Fp8Format, bf16, f16};
 use super::error::LibraryError;
-use super::geometry::{check_holds, streaming, to_u32};
+use super::geometry::{check_holds, flat, to_u32};
 use crate::device::{DeviceBuffer, Stream, TypedKernel};
 
 /// Elements per work-item chunk of the casts between f32 and 16-bit floats.
@@ -80,7 +80,7 @@ impl Library {
         if n == 0 {
             return Ok(());
         }
-        let config = streaming(self.device().properties(), n.div_ceil(chunk));
+        let config = flat(n, chunk);
         // SAFETY: the cast reads x[0..n] and writes y[0..n] (16-byte accesses over whole
         // chunks, single elements for the rest); both hold at least n elements, start 16-byte
         // aligned (device allocations do) and are distinct.

@@ -5,7 +5,7 @@
 use super::Library;
 use super::dtype::{Binary, Float, Unary};
 use super::error::LibraryError;
-use super::geometry::{check_holds, streaming, to_u32};
+use super::geometry::{check_holds, flat, to_u32};
 use crate::device::{DeviceBuffer, Stream, TypedKernel};
 use crate::launch::LaunchConfig;
 
@@ -27,7 +27,7 @@ impl Library {
         if n == 0 {
             return Ok(None);
         }
-        let config = streaming(self.device().properties(), n.div_ceil(T::PACK));
+        let config = flat(n, T::PACK);
         Ok(Some((count, config)))
     }
 

@@ -1,10 +1,11 @@
 //! What every family shares: checking buffers against shapes, converting sizes to the kernels'
-//! 32-bit arguments, and choosing launch geometry for the two kernel layouts (grid-stride
-//! streaming kernels, and one workgroup per row).
+//! 32-bit arguments, and choosing launch geometry for the kernel layouts (flat kernels whose grid
+//! covers the array, grid-stride streaming kernels, and one workgroup per row).
 
 use super::error::LibraryError;
 use crate::device::{DeviceBuffer, DeviceProperties, TypedKernel};
 use crate::launch::LaunchConfig;
+use iron_kernels::flat;
 
 /// Work-items per workgroup of the streaming kernels (their declared maximum, a multiple of
 /// both wave sizes).
@@ -101,6 +102,21 @@ pub(crate) fn streaming(device: &DeviceProperties, work_items: usize) -> LaunchC
     let wanted = work_items.div_ceil(STREAMING_BLOCK as usize).max(1);
     let workgroups = u32::try_from(wanted).unwrap_or(u32::MAX).min(cap);
     LaunchConfig::new([workgroups, 1, 1], [STREAMING_BLOCK, 1, 1])
+}
+
+/// The geometry of a flat kernel (`iron_kernels::flat`: fill, copy, saxpy, elementwise, casts)
+/// over `n` elements in chunks of `per_chunk`: each work-item moves `flat::CHUNKS` chunks (the
+/// kernels have no loop); see [`spans`].
+pub(crate) fn flat(n: usize, per_chunk: usize) -> LaunchConfig {
+    spans(n, (flat::BLOCK * flat::CHUNKS) as usize * per_chunk)
+}
+
+/// The geometry of a flat kernel whose workgroups each own `per_workgroup` consecutive elements
+/// of `n`: workgroups of the block the kernels are compiled for, enough to cover the array, at
+/// least one.
+pub(crate) fn spans(n: usize, per_workgroup: usize) -> LaunchConfig {
+    let workgroups = u32::try_from(n.div_ceil(per_workgroup).max(1)).unwrap_or(u32::MAX);
+    LaunchConfig::new([workgroups, 1, 1], [flat::BLOCK, 1, 1])
 }
 
 /// The geometry of a row kernel over `rows` rows of `cols` elements: one workgroup per row, a
@@ -285,6 +301,25 @@ mod tests {
         assert_eq!(held_block(4100, 8, 64, 1024), None, "not a multiple");
         assert_eq!(held_block(256, 8, 64, 1024), None, "less than a wave");
         assert_eq!(held_block(0, 8, 64, 1024), None);
+    }
+
+    #[test]
+    fn flat_grids_cover_the_array_without_a_cap() {
+        let per_workgroup = (flat::BLOCK * flat::CHUNKS) as usize;
+        for (n, per_chunk) in [
+            (1, 4),
+            (4, 4),
+            (1000, 4),
+            (1 << 20, 8),
+            (u32::MAX as usize, 4),
+        ] {
+            let config = flat(n, per_chunk);
+            assert_eq!(config.block, [flat::BLOCK, 1, 1]);
+            let covered = config.grid[0] as usize * per_workgroup * per_chunk;
+            assert!(covered >= n, "{n}: {config:?}");
+            assert!(covered - n < per_workgroup * per_chunk, "{n}: {config:?}");
+        }
+        assert_eq!(flat(0, 4).grid, [1, 1, 1]);
     }
 
     #[test]

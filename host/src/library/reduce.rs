@@ -1,25 +1,22 @@
-//! The sum of a flat f32 array (`device/kernels/src/reduce.rs`): deterministic, no atomics; one
-//! launch for short arrays, two (per-workgroup partial sums, then their sum) for longer ones.
+//! The sum of a flat f32 array (`device/kernels/src/reduce.rs`): deterministic, no atomics. Each
+//! launch sums every `ELEMENTS_PER_WORKGROUP` consecutive elements into one partial; launches
+//! repeat over the partials until one is left (one launch up to 4096 elements, two up to 2^24,
+//! three beyond).
 
 use super::Library;
 use super::error::LibraryError;
-use super::geometry::{STREAMING_BLOCK, check_holds, streaming, to_u32};
+use super::geometry::{check_holds, spans, to_u32};
 use crate::device::{DeviceBuffer, Stream};
-use crate::launch::LaunchConfig;
-
-/// Arrays up to this length are summed by one workgroup in one launch.
-const SINGLE_PASS_MAX: usize = 16 * STREAMING_BLOCK as usize;
-
-/// Elements each work-item of the first pass sums at least.
-const ELEMENTS_PER_WORKITEM: usize = 16;
+use iron_kernels::reduce::ELEMENTS_PER_WORKGROUP;
 
 impl Library {
     /// `total[0] = x[0] + ... + x[n - 1]` in f32 (0 for `n = 0`); `total` must hold at least one
-    /// element.
+    /// element. The order of the additions depends only on `n`, so a sum is reproducible on any
+    /// device.
     ///
-    /// Longer arrays are summed in two launches through a workspace of one f32 per workgroup of
-    /// the first, allocated for the call and freed before it returns (freeing waits for the
-    /// launches, so the call then returns with the sum computed).
+    /// Arrays longer than 4096 elements are summed in several launches through workspaces of one
+    /// f32 per 4096 elements of the launch before, allocated for the call and freed before it
+    /// returns (freeing waits for the launches, so the call then returns with the sum computed).
     pub fn sum(
         &self,
         stream: &Stream,
@@ -31,35 +28,27 @@ impl Library {
         check_holds(OP, "x", x, "n", n)?;
         check_holds(OP, "total", total, "", 1)?;
         let kernel = &self.kernels.streaming.sum;
-        let block = [STREAMING_BLOCK, 1, 1];
-        let one_workgroup =
-            LaunchConfig::new([1, 1, 1], block).with_dynamic_lds(kernel.dynamic_lds_for(block));
-        if n <= SINGLE_PASS_MAX {
-            // SAFETY: sum_f32 reads x[0..n] with the grid's work-items (n + 256 stays far below
-            // 2^32, so its indices do not wrap) and writes total[workgroup] for its one
-            // workgroup; x holds n elements (16-byte aligned, as device allocations are) and
-            // total one. The block is a multiple of the wave
-            // and the LDS holds one f32 per wave, as its workgroup reduction needs.
-            unsafe { stream.launch(kernel, one_workgroup, (x, total, n as u32))? };
-            return Ok(());
+        let mut len = to_u32(OP, "n", n, u32::MAX)?;
+        let mut partials: Vec<DeviceBuffer<f32>> = Vec::new();
+        loop {
+            let mut config = spans(len as usize, ELEMENTS_PER_WORKGROUP as usize);
+            config.dynamic_lds = kernel.dynamic_lds_for(config.block);
+            let workgroups = config.grid[0];
+            let input = partials.last().unwrap_or(x);
+            if workgroups == 1 {
+                // SAFETY: sum_f32 reads input[0..len] and writes total[0] for its one
+                // workgroup; input holds len elements and total one, both 16-byte aligned device
+                // allocations; the block is the one the kernel is compiled for, with the
+                // dynamic LDS it declares for it.
+                unsafe { stream.launch(kernel, config, (input, total, len))? };
+                return Ok(());
+            }
+            let mut next = DeviceBuffer::<f32>::alloc(self.device(), workgroups as usize)?;
+            // SAFETY: as above, writing next[g] for each of the grid's workgroups, which next
+            // holds.
+            unsafe { stream.launch(kernel, config, (input, &mut next, len))? };
+            partials.push(next);
+            len = workgroups;
         }
-        let mut first = streaming(
-            self.device().properties(),
-            n.div_ceil(ELEMENTS_PER_WORKITEM),
-        );
-        first.dynamic_lds = one_workgroup.dynamic_lds;
-        let workgroups = first.grid[0];
-        let threads = workgroups.saturating_mul(STREAMING_BLOCK);
-        let count = to_u32(OP, "n", n, u32::MAX.saturating_sub(threads))?;
-        let mut partials = DeviceBuffer::<f32>::alloc(self.device(), workgroups as usize)?;
-        // SAFETY: sum_f32 reads x[0..n] (n + the grid's work-items stays below 2^32, so its
-        // grid-stride indices do not wrap) and writes partials[g] for each of the grid's
-        // workgroups, which partials holds; x and partials are 16-byte aligned device
-        // allocations; block and LDS as above.
-        unsafe { stream.launch(kernel, first, (x, &mut partials, count))? };
-        // SAFETY: reads partials[0..workgroups] and writes total[0]; the same geometry as the
-        // one-workgroup launch above.
-        unsafe { stream.launch(kernel, one_workgroup, (&partials, total, workgroups))? };
-        Ok(())
     }
 }

@@ -1,10 +1,10 @@
-//! Fill, copy and saxpy: grid-stride kernels over flat arrays of 4-byte elements
+//! Fill, copy and saxpy: flat kernels over arrays of 4-byte elements
 //! (`device/kernels/src/elementwise.rs`), moving 4 elements per 16-byte access.
 
 use super::Library;
 use super::dtype::Word;
 use super::error::LibraryError;
-use super::geometry::{check_holds, streaming, to_u32};
+use super::geometry::{check_holds, flat, to_u32};
 use crate::device::{DeviceBuffer, Stream};
 use crate::launch::LaunchArg;
 
@@ -35,7 +35,7 @@ impl Library {
             return Ok(());
         }
         let kernel = self.kernels.streaming.fill.kernel();
-        let config = streaming(self.device().properties(), n.div_ceil(WORDS_PER_ACCESS));
+        let config = flat(n, WORDS_PER_ACCESS);
         let args = [
             buffer_arg(out),
             LaunchArg::value(&value.bits().to_le_bytes()),
@@ -64,7 +64,7 @@ impl Library {
             return Ok(());
         }
         let kernel = self.kernels.streaming.copy.kernel();
-        let config = streaming(self.device().properties(), n.div_ceil(WORDS_PER_ACCESS));
+        let config = flat(n, WORDS_PER_ACCESS);
         let args = [
             buffer_arg(src),
             buffer_arg(dst),
@@ -93,7 +93,7 @@ impl Library {
         if n == 0 {
             return Ok(());
         }
-        let config = streaming(self.device().properties(), n.div_ceil(WORDS_PER_ACCESS));
+        let config = flat(n, WORDS_PER_ACCESS);
         // SAFETY: saxpy_f32 reads x[0..n] and updates y[0..n]; both hold at least n elements,
         // start 16-byte aligned (device allocations do) and are distinct.
         unsafe { stream.launch(&self.kernels.streaming.saxpy, config, (alpha, x, y, count))? };

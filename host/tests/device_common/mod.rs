@@ -379,6 +379,23 @@ pub fn v5_hidden_args(base: u32) -> Vec<(u32, u32, &'static str)> {
     .collect()
 }
 
+/// A hand-made kernel compiled for workgroups of 256 work-items, as the library's flat kernels
+/// are (`#[kernel(block = 256)]`, `.reqd_workgroup_size` [256, 1, 1]); otherwise as
+/// [`kernel_spec`] with a maximum of 256.
+pub fn flat_kernel_spec(
+    name: &str,
+    explicit: &[(u32, u32, &str, &str)],
+    hidden: bool,
+) -> KernelSpec {
+    let mut spec = kernel_spec(name, explicit, hidden, 256);
+    spec.metadata = with_field(
+        spec.metadata,
+        ".reqd_workgroup_size",
+        Value::Array(vec![256.into(), 1.into(), 1.into()]),
+    );
+    spec
+}
+
 /// One hand-made kernel: `explicit` arguments as (offset, size, kind, name), optionally the v5
 /// hidden arguments after them (from offset 32), `max_threads` as its maximum workgroup and
 /// 256 bytes of static LDS.

@@ -375,11 +375,16 @@ mod tests {
         (0..n).map(|_| rng.random_range(-100.0f32..100.0)).collect()
     }
 
-    /// The geometries each size is run with: a work-item per 4 elements, and a small grid whose
-    /// work-items loop (which needs the hidden block count and group size).
+    /// The geometries each size is run with, in the workgroups of 256 the kernels are compiled
+    /// for: a work-item per 4 elements (workgroups past the end of the array do nothing), and
+    /// the least grid that covers the array (2048 elements per workgroup).
     fn geometries(n: usize) -> [([u32; 3], [u32; 3]); 2] {
         let workgroups = n.div_ceil(4).div_ceil(256).max(1) as u32;
-        [([workgroups, 1, 1], [256, 1, 1]), ([2, 1, 1], [64, 1, 1])]
+        let least = n.div_ceil(2048).max(1) as u32;
+        [
+            ([workgroups, 1, 1], [256, 1, 1]),
+            ([least, 1, 1], [256, 1, 1]),
+        ]
     }
 
     #[test]

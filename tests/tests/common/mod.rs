@@ -17,8 +17,10 @@ use rand::{Rng, SeedableRng};
 pub const GUARD: usize = 16;
 
 /// Element counts of the flat kernels: around the wave (32, 64), the 16-byte chunk (4, 8, 16)
-/// and the workgroup (256), and one long enough that every work-item of the capped grid loops.
-pub const SIZES: [usize; 11] = [0, 1, 3, 7, 16, 63, 65, 257, 1000, 4099, 40_000];
+/// and the workgroup (256); whole workgroup spans with no element left over (2048 and 8192: a
+/// flat workgroup owns 2048 4-byte, 4096 2-byte or 8192 1-byte elements); and many workgroups
+/// and a tail.
+pub const SIZES: [usize; 13] = [0, 1, 3, 7, 16, 63, 65, 257, 1000, 2048, 4099, 8192, 40_000];
 
 /// Row shapes `[rows, cols]` of the row kernels: empty, tiny, odd widths (single-element
 /// accesses), widths that are multiples of 8 (16-byte accesses), and rows longer than

@@ -1,5 +1,5 @@
 //! The flat operations: streaming, elementwise, casts and dequantization, each over half a
-//! million elements (eight grid-stride steps of the library's emulator launch).
+//! million elements (256 workgroups of an f32 elementwise kernel).
 
 use super::{Demand, Family, Math, Runner, Sample};
 use iron::library::quant::{MxFp4, MxFp6E2M3, MxFp6E3M2, MxFp8E4M3, MxFp8E5M2, MxInt8, Nvfp4};
