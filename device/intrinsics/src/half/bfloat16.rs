@@ -63,11 +63,12 @@ impl bf16 {
         // Adding just under half of the dropped part's unit, plus the kept part's lowest bit,
         // rounds to nearest with ties going to the even result; a carry moves into the exponent
         // by itself. (Only a NaN pattern can wrap, and the select below discards it.)
-        let rounded = bits.wrapping_add(0x7FFF + ((bits >> 16) & 1)) >> 16;
-        let quiet_nan = (bits >> 16) | 0x0040;
-        // A select, not a branch: the same instructions for every lane.
-        let is_nan = bits & 0x7FFF_FFFF > 0x7F80_0000;
-        bf16((if is_nan { quiet_nan } else { rounded }) as u16)
+        let rounded = bits.wrapping_add(0x7FFF + ((bits >> 16) & 1));
+        let quiet_nan = bits | 0x0040_0000;
+        // A select, not a branch, on the whole words: one float compare finds a NaN, and the
+        // shift to the top half folds into the packing of two results into one word.
+        let kept = if x.is_nan() { quiet_nan } else { rounded };
+        bf16((kept >> 16) as u16)
     }
 
     /// The value as f32 (exact: the pattern shifted into the top half).
