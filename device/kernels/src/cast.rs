@@ -21,54 +21,72 @@
 //! `n.div_ceil(V * 256 * CHUNKS)` of them for `V` elements per chunk
 //! ([`crate::flat::CHUNKS`]), no dynamic LDS.
 
-use crate::dtype::Float;
+use crate::dtype::{Float, narrow};
 use crate::dtype::{bf16, f16};
 use crate::flat::over_chunks;
 use iron_intrinsics::kernel;
 use iron_quant::{E4M3Fn, E4M3Fnuz, E5M2, E5M2Fnuz, ElementFormat};
 
-/// `y[i] = f(x[i])` for `i < n`, `V` elements per chunk.
+/// `y[i] = f(x[i])` for `i < n`, `V` elements per chunk: `chunk` converts a chunk, `f` one
+/// element.
 #[inline(always)]
-fn convert<I: Copy, O: Copy, const V: usize>(x: *const I, y: *mut O, n: u32, f: impl Fn(I) -> O) {
+fn convert<I: Copy, O: Copy, const V: usize>(
+    x: *const I,
+    y: *mut O,
+    n: u32,
+    chunk: impl Fn([I; V]) -> [O; V],
+    f: impl Fn(I) -> O,
+) {
     over_chunks::<V, _>(
         n,
         // SAFETY: a whole chunk of n; both buffers hold n 16-byte-aligned elements.
         |k| unsafe { k.load(x) },
         // SAFETY: as above.
-        |k, v| unsafe { k.store(y, v.map(&f)) },
+        |k, v| unsafe { k.store(y, chunk(v)) },
         // SAFETY: i < n.
         |i| unsafe { *y.add(i) = f(*x.add(i)) },
     );
 }
 
+/// [`convert`] one element at a time.
+#[inline(always)]
+fn convert_each<I: Copy, O: Copy, const V: usize>(
+    x: *const I,
+    y: *mut O,
+    n: u32,
+    f: impl Fn(I) -> O,
+) {
+    convert::<I, O, V>(x, y, n, |v| v.map(&f), &f);
+}
+
 /// f32, f16 or bf16 to the FP8 format `F`, saturating; 16 elements per chunk.
 #[inline(always)]
 fn to_fp8<T: Float, F: ElementFormat>(x: *const T, y: *mut u8, n: u32) {
-    convert::<T, u8, 16>(x, y, n, |v| F::encode_from_f32_saturating(v.into_f32()));
+    convert_each::<T, u8, 16>(x, y, n, |v| F::encode_from_f32_saturating(v.into_f32()));
 }
 
 /// f32 to f16.
 #[kernel(block = 256)]
 pub fn cast_f32_to_f16(x: *const f32, y: *mut f16, n: u32) {
-    convert::<f32, f16, 8>(x, y, n, Float::round_from_f32);
+    convert::<f32, f16, 8>(x, y, n, narrow, Float::round_from_f32);
 }
 
 /// f16 to f32 (exact).
 #[kernel(block = 256)]
 pub fn cast_f16_to_f32(x: *const f16, y: *mut f32, n: u32) {
-    convert::<f16, f32, 8>(x, y, n, Float::into_f32);
+    convert_each::<f16, f32, 8>(x, y, n, Float::into_f32);
 }
 
 /// f32 to bf16.
 #[kernel(block = 256)]
 pub fn cast_f32_to_bf16(x: *const f32, y: *mut bf16, n: u32) {
-    convert::<f32, bf16, 8>(x, y, n, Float::round_from_f32);
+    convert::<f32, bf16, 8>(x, y, n, narrow, Float::round_from_f32);
 }
 
 /// bf16 to f32 (exact).
 #[kernel(block = 256)]
 pub fn cast_bf16_to_f32(x: *const bf16, y: *mut f32, n: u32) {
-    convert::<bf16, f32, 8>(x, y, n, Float::into_f32);
+    convert_each::<bf16, f32, 8>(x, y, n, Float::into_f32);
 }
 
 /// f32 to FP8 E4M3FN (OCP), saturating.

@@ -16,6 +16,11 @@ pub trait Float: Copy {
     fn into_f32(self) -> f32;
     /// The value nearest to `x` (ties to even; overflow to infinity; NaN stays NaN).
     fn round_from_f32(x: f32) -> Self;
+    /// [`Float::round_from_f32`] of `a` and of `b`, for a gfx that converts two at once.
+    #[inline(always)]
+    fn round_pair_from_f32(a: f32, b: f32) -> [Self; 2] {
+        [Self::round_from_f32(a), Self::round_from_f32(b)]
+    }
 }
 
 impl Float for f32 {
@@ -39,6 +44,14 @@ impl Float for f16 {
     #[inline(always)]
     fn round_from_f32(x: f32) -> Self {
         f16::from_bits(iron_intrinsics::half::f32_to_f16(x))
+    }
+    #[inline(always)]
+    fn round_pair_from_f32(a: f32, b: f32) -> [Self; 2] {
+        let pair = iron_intrinsics::half::f32_pair_to_f16(a, b);
+        [
+            f16::from_bits(pair as u16),
+            f16::from_bits((pair >> 16) as u16),
+        ]
     }
 }
 
@@ -102,10 +115,17 @@ pub fn widen<T: Float, const V: usize>(values: [T; V]) -> [f32; V] {
     core::array::from_fn(|k| values[k].into_f32())
 }
 
-/// `V` f32 values rounded to `T`.
+/// `V` f32 values rounded to `T`, two at a time where the gfx converts pairs.
 #[inline(always)]
 pub fn narrow<T: Float, const V: usize>(values: [f32; V]) -> [T; V] {
-    core::array::from_fn(|k| T::round_from_f32(values[k]))
+    core::array::from_fn(|k| {
+        let first = k & !1;
+        if first + 1 < V {
+            T::round_pair_from_f32(values[first], values[first + 1])[k - first]
+        } else {
+            T::round_from_f32(values[k])
+        }
+    })
 }
 
 /// The byte offset of chunk `chunk` of `V` elements of `T`, computed in 32 bits: the address is
