@@ -21,7 +21,7 @@
 //! `n.div_ceil(V * 256 * CHUNKS)` of them for `V` elements per chunk
 //! ([`crate::flat::CHUNKS`]), no dynamic LDS.
 
-use crate::dtype::{Float, narrow};
+use crate::dtype::{Float, narrow_in_pairs};
 use crate::dtype::{bf16, f16};
 use crate::flat::over_chunks;
 use iron_intrinsics::kernel;
@@ -68,7 +68,7 @@ fn to_fp8<T: Float, F: ElementFormat>(x: *const T, y: *mut u8, n: u32) {
 /// f32 to f16.
 #[kernel(block = 256)]
 pub fn cast_f32_to_f16(x: *const f32, y: *mut f16, n: u32) {
-    convert::<f32, f16, 8>(x, y, n, narrow, Float::round_from_f32);
+    convert::<f32, f16, 8>(x, y, n, narrow_in_pairs, Float::round_from_f32);
 }
 
 /// f16 to f32 (exact).
@@ -80,7 +80,7 @@ pub fn cast_f16_to_f32(x: *const f16, y: *mut f32, n: u32) {
 /// f32 to bf16.
 #[kernel(block = 256)]
 pub fn cast_f32_to_bf16(x: *const f32, y: *mut bf16, n: u32) {
-    convert::<f32, bf16, 8>(x, y, n, narrow, Float::round_from_f32);
+    convert::<f32, bf16, 8>(x, y, n, narrow_in_pairs, Float::round_from_f32);
 }
 
 /// bf16 to f32 (exact).

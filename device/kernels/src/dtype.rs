@@ -115,9 +115,18 @@ pub fn widen<T: Float, const V: usize>(values: [T; V]) -> [f32; V] {
     core::array::from_fn(|k| values[k].into_f32())
 }
 
-/// `V` f32 values rounded to `T`, two at a time where the gfx converts pairs.
+/// `V` f32 values rounded to `T`.
 #[inline(always)]
 pub fn narrow<T: Float, const V: usize>(values: [f32; V]) -> [T; V] {
+    core::array::from_fn(|k| T::round_from_f32(values[k]))
+}
+
+/// [`narrow`], two at a time where the gfx converts pairs: for values loaded as they are (a
+/// cast). After arithmetic the pair conversion, opaque to LLVM's vectorizer until iron-build
+/// defines it, would keep the arithmetic from using packed f32 instructions (gfx950's f16
+/// RMSNorm ran 132 `v_mul_f32` instead of 64 `v_pk_mul_f32` that way).
+#[inline(always)]
+pub fn narrow_in_pairs<T: Float, const V: usize>(values: [f32; V]) -> [T; V] {
     core::array::from_fn(|k| {
         let first = k & !1;
         if first + 1 < V {
