@@ -11,6 +11,7 @@ use common::{
     upload,
 };
 use iron::DeviceBuffer;
+use iron_kernels::reduce::elements_per_workgroup;
 use iron_tests::oracle::Expected;
 use iron_tests::oracle::expected::{F32_ROUNDOFF, gamma};
 use rand::Rng;
@@ -154,7 +155,7 @@ fn saxpy_matches_the_fused_cpu_result_bit_for_bit() {
 
 #[test]
 #[ignore = "needs the device build: run `cargo xtask test`"]
-fn sum_reduces_in_one_launch_per_4096_fold() {
+fn sum_reduces_in_one_launch_per_workgroup_span_fold() {
     let mut rng = rng(4);
     for d in library_devices() {
         let s = d.device.default_stream();
@@ -172,15 +173,16 @@ fn sum_reduces_in_one_launch_per_4096_fold() {
             assert_written(&bits, 1, &POISON, &context);
             let value: f64 = x.iter().map(|&v| f64::from(v)).sum();
             let magnitude: f64 = x.iter().map(|&v| f64::from(v).abs()).sum();
-            let launches: &[&str] = if n <= 4096 {
+            let per_workgroup = elements_per_workgroup(d.wave) as usize;
+            let launches: &[&str] = if n <= per_workgroup {
                 &["sum_f32"]
             } else {
                 &["sum_f32", "sum_f32"]
             };
             // The additions a term passes through in each launch: its work-item's share (at
-            // most 16 one by one in the workgroup holding the end), 8 levels of the workgroup
-            // reduction; plus one to spare.
-            let depth = 24 * launches.len() as u64 + 1;
+            // most per_workgroup / 256 one by one in the workgroup holding the end), 8 levels of
+            // the workgroup reduction; plus one to spare.
+            let depth = (per_workgroup as u64 / 256 + 8) * launches.len() as u64 + 1;
             let want = Expected {
                 value,
                 error: gamma(depth) * magnitude + F32_ROUNDOFF * value.abs(),
@@ -202,8 +204,12 @@ fn sum_reduces_in_one_launch_per_4096_fold() {
 #[test]
 #[ignore = "needs the device build: run `cargo xtask test`"]
 fn sums_beyond_2_24_elements_take_a_third_launch() {
-    // One device: 2^24 + 5000 elements make 4098 partials, then 2, then the total.
-    let d = library_devices().into_iter().next().unwrap();
+    // One wave64 device (4096 elements per workgroup): 2^24 + 5000 elements make 4098
+    // partials, then 2, then the total.
+    let d = library_devices()
+        .into_iter()
+        .find(|d| d.wave == 64)
+        .expect("a wave64 build");
     let n = (1usize << 24) + 5000;
     let mut rng = rng(6);
     let x: Vec<f32> = (0..n).map(|_| rng.random_range(0.0f32..1.0)).collect();

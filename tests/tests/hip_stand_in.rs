@@ -215,7 +215,10 @@ fn kernels_match_the_cpu() {
         // Two passes of the sum: its dynamic LDS size travels as a hidden argument.
         let x: Vec<f32> = (0..n).map(|_| rng.random_range(-1.0f32..1.0)).collect();
         let dx = DeviceBuffer::from_slice(&device, &x).unwrap();
-        let groups = n.div_ceil(reduce::ELEMENTS_PER_WORKGROUP as usize).max(1);
+        let wave = sum.kernel().metadata().wavefront_size;
+        let groups = n
+            .div_ceil(reduce::elements_per_workgroup(wave) as usize)
+            .max(1);
         let mut partials = DeviceBuffer::from_slice(&device, &vec![f32::NAN; groups]).unwrap();
         let groups = groups as u32;
         let mut total = DeviceBuffer::from_slice(&device, &[f32::NAN]).unwrap();
