@@ -24,6 +24,18 @@ pub struct TestDevice {
 /// own code object (named `<gfx>-w<wave>`, as the build's output directory). Panics (with the
 /// reason) when the build's outputs are missing: run through `cargo xtask test`.
 pub fn emulated_devices() -> Vec<TestDevice> {
+    emulated_devices_of(None)
+}
+
+/// [`emulated_devices`] with `compute_units` compute units (CDNA) or WGPs (RDNA) each instead of
+/// their product's: launches the library sizes by the device (grid-stride kernels capped per
+/// compute unit) then take fewer workgroups, whose work-items loop.
+pub fn emulated_devices_with_compute_units(compute_units: u32) -> Vec<TestDevice> {
+    emulated_devices_of(Some(compute_units))
+}
+
+/// [`emulated_devices`], with `compute_units` per device where given.
+fn emulated_devices_of(compute_units: Option<u32>) -> Vec<TestDevice> {
     let artifacts = Artifacts::load();
     let bundle = std::fs::read(artifacts.dir.join("kernels.bundle")).expect("kernels.bundle");
     let mut devices = Vec::new();
@@ -34,6 +46,9 @@ pub fn emulated_devices() -> Vec<TestDevice> {
         };
         for target in builds {
             let emulator = Emulator::new(gfx).expect("an emulated gfx");
+            if let Some(compute_units) = compute_units {
+                emulator.set_compute_units(compute_units);
+            }
             let device = emulator.device();
             let default = target.wave == default_wave;
             let image = if default {

@@ -11,7 +11,7 @@ mod common;
 
 use common::{
     GUARD, KERNARG_BYTES_PER_WAVE, LibraryDevice, assert_floats_written, edgy, library_devices,
-    poisoned_floats, rng,
+    one_compute_unit_library_devices, poisoned_floats, rng,
 };
 use iron::DeviceBuffer;
 use iron::library::quant::host::QuantizedTensor;
@@ -26,8 +26,9 @@ use rand::rngs::StdRng;
 /// Tensor shapes `[rows, cols]` in blocks of 32 (NVFP4's 16-element blocks fit them too): no
 /// block, one block, block counts that are not multiples of the wave or the workgroup (partial
 /// last waves and work-items, scale codes that do not fill the last 16-byte chunk), whole waves
-/// over whole chunks of scale codes (128, 416 and 4096 MX blocks), and a tensor large enough
-/// that every work-item of the capped grid loops.
+/// over whole chunks of scale codes (128, 416 and 4096 MX blocks), and a larger tensor
+/// ([`grid_stride_loops`] decodes a larger one still on one compute unit, where work-items
+/// loop).
 const SHAPES: [(usize, usize); 10] = [
     (0, 32),
     (1, 32),
@@ -51,8 +52,12 @@ fn mxfp8_element(name: &str) -> Option<Format> {
 }
 
 /// Decodes `tensor` on the device and checks every value against the host decoder (and, for
-/// MXFP8, against the oracle), the guard and the traffic.
-fn check_decoding<B: DequantFormat>(d: &LibraryDevice, tensor: &QuantizedTensor<B>, what: &str) {
+/// MXFP8, against the oracle), the guard and the traffic; returns the waves the dispatch ran.
+fn check_decoding<B: DequantFormat>(
+    d: &LibraryDevice,
+    tensor: &QuantizedTensor<B>,
+    what: &str,
+) -> u64 {
     let (rows, cols) = (tensor.rows(), tensor.cols());
     let n = rows * cols;
     let kernel = format!("dequant_{}_f32", B::NAME);
@@ -89,7 +94,7 @@ fn check_decoding<B: DequantFormat>(d: &LibraryDevice, tensor: &QuantizedTensor<
     }
     if n == 0 {
         d.dispatches(&[]);
-        return;
+        return 0;
     }
     let counters = d.emulator.take_counters();
     let [(name, traffic)] = counters.as_slice() else {
@@ -113,6 +118,7 @@ fn check_decoding<B: DequantFormat>(d: &LibraryDevice, tensor: &QuantizedTensor<
         read >= codes && read <= codes + traffic.waves * KERNARG_BYTES_PER_WAVE,
         "{context}: {read} bytes read for {codes} bytes of codes and scales"
     );
+    traffic.waves
 }
 
 /// Both kinds of tensor of format `B` in every shape, on every emulated gfx.
@@ -143,6 +149,33 @@ fn check_format<B: DequantFormat>(seed: u64) {
             .unwrap();
             check_decoding(&d, &random, "random codes");
         }
+    }
+}
+
+#[test]
+#[ignore = "needs the device build: run `cargo xtask test`"]
+fn grid_stride_loops() {
+    // On one compute unit the grid is capped at 32 workgroups of 256 work-items, fewer than the
+    // 8 x 40,000 tensor's work needs: work-items loop.
+    let mut rng: StdRng = rng(68);
+    let (rows, cols) = (8, 40_000);
+    for d in one_compute_unit_library_devices() {
+        let data: Vec<f32> = edgy::<f32>(&mut rng, rows * cols, 50.0);
+        let loops = |waves: u64, bits: u32, format: &str| {
+            let per_item = iron_kernels::dequant::units_per_workitem(bits) as u64;
+            let units = (rows * cols / 16) as u64;
+            assert!(
+                waves * u64::from(d.wave) * per_item < units,
+                "{} {format}: {waves} waves cover the {units} units without looping",
+                d.gfx
+            );
+        };
+        let mxfp4 = QuantizedTensor::<MxFp4>::quantize(&data, rows, cols).unwrap();
+        loops(check_decoding(&d, &mxfp4, "one compute unit"), 4, "mxfp4");
+        let nvfp4 = QuantizedTensor::<Nvfp4>::quantize(&data, rows, cols).unwrap();
+        loops(check_decoding(&d, &nvfp4, "one compute unit"), 4, "nvfp4");
+        let mxfp8 = QuantizedTensor::<MxFp8E4M3>::quantize(&data, rows, cols).unwrap();
+        loops(check_decoding(&d, &mxfp8, "one compute unit"), 8, "mxfp8");
     }
 }
 

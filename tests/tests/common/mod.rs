@@ -8,7 +8,7 @@ use std::fmt::Debug;
 use iron::emulator::Emulator;
 use iron::library::{Float, Library, bf16, f16};
 use iron::{Device, DeviceBuffer};
-use iron_tests::devices::emulated_devices;
+use iron_tests::devices::{TestDevice, emulated_devices, emulated_devices_with_compute_units};
 use iron_tests::oracle::Format;
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
@@ -159,7 +159,18 @@ impl LibraryDevice {
 
 /// The library on every emulated gfx of the build.
 pub fn library_devices() -> Vec<LibraryDevice> {
-    emulated_devices()
+    with_library(emulated_devices())
+}
+
+/// [`library_devices`] on devices of one compute unit (or WGP) each: the library's grid-stride
+/// launches (dequantization, RoPE) are capped at a few workgroups, and their work-items loop.
+pub fn one_compute_unit_library_devices() -> Vec<LibraryDevice> {
+    with_library(emulated_devices_with_compute_units(1))
+}
+
+/// The library loaded on each of `devices`.
+fn with_library(devices: Vec<TestDevice>) -> Vec<LibraryDevice> {
+    devices
         .into_iter()
         .map(|d| LibraryDevice {
             library: Library::from_module(d.module.clone())
