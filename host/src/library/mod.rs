@@ -73,12 +73,12 @@
 //! The flat methods move 16 bytes per access in workgroups of 256. Streaming, elementwise and
 //! cast kernels have no loop: the grid covers the array, two 16-byte chunks per work-item (one
 //! workgroup per 2048 to 8192 elements); `sum` sums 1024 elements per wave (4096 or 8192 per
-//! workgroup) into a partial, and repeats over the partials until one is left. Dequantization and RoPE run grid-stride
-//! kernels, one chunk per work-item up to 32 workgroups per compute unit. Row methods launch one
-//! workgroup per row, its size a multiple of the wave grown with the row (about 8 elements per
-//! work-item, up to 1024 work-items), so rows of up to `32 * 1024` elements are read once into
-//! registers; longer rows take the kernels' streamed path (norms and softmax read them again per
-//! pass).
+//! workgroup) into a partial, and repeats over the partials until one is left. Dequantization
+//! and RoPE run grid-stride kernels, one chunk per work-item up to 32 workgroups per compute
+//! unit. Row methods launch one workgroup per row, its size a multiple of the wave grown with
+//! the row (about 8 elements per work-item, up to 1024 work-items), so rows of up to `32 * 1024`
+//! elements are read once into registers; longer rows take the kernels' streamed path (norms and
+//! softmax read them again per pass).
 
 mod attention;
 mod cast;
