@@ -1,8 +1,8 @@
 //! The streaming methods of `iron::library` (fill, copy, saxpy) and the sum reduction on every
 //! emulated gfx: seeded inputs with edge values, sizes that are not multiples of the vector
 //! width, the wave or the workgroup's span, and exact multiples of a span (no workgroup takes
-//! elements one at a time), poisoned outputs with a guard zone that must stay untouched, and the emulator's count
-//! of bytes written, which must be exactly the output's size.
+//! elements one at a time), poisoned outputs with a guard zone that must stay untouched, and the
+//! emulator's count of bytes written, which must be exactly the output's size.
 
 mod common;
 
@@ -161,7 +161,7 @@ fn sum_reduces_in_one_launch_per_workgroup_span_fold() {
         let s = d.device.default_stream();
         d.clear_counters();
         for n in [
-            0usize, 1, 5, 64, 100, 1000, 4096, 4097, 8192, 10_007, 12_289, 100_003,
+            0usize, 1, 5, 64, 100, 1000, 4096, 4097, 8192, 8193, 10_007, 12_289, 16_384, 100_003,
         ] {
             let context = format!("{} sum n={n}", d.gfx);
             let x: Vec<f32> = (0..n).map(|_| rng.random_range(-1.0f32..1.0)).collect();
