@@ -13,6 +13,7 @@ use std::process::ExitCode;
 use common::{ExampleError, Report};
 use iron::{Device, DeviceBuffer, LaunchConfig};
 use iron_kernels::elementwise::add_f32;
+use iron_kernels::flat;
 
 fn main() -> ExitCode {
     common::main(run)
@@ -34,10 +35,12 @@ pub fn run(device: &Device) -> Result<Report, ExampleError> {
     let b_device = DeviceBuffer::from_slice(device, &b)?;
     let mut c_device = DeviceBuffer::<f32>::zeros(device, n)?;
 
-    // The kernel is compiled for workgroups of 256, each moving 2048 elements (two 16-byte
-    // chunks per work-item) with no loop: the grid must cover the array, and workgroups past
-    // its end do nothing.
-    let config = LaunchConfig::new([n.div_ceil(2048).max(1) as u32, 1, 1], [256, 1, 1]);
+    // The kernel is compiled for workgroups of `flat::BLOCK` (256) work-items, each moving
+    // `flat::CHUNKS` 16-byte chunks of 4 f32 with no loop: the grid must cover the array, and
+    // workgroups past its end do nothing.
+    let per_workgroup = (flat::BLOCK * flat::CHUNKS * 4) as usize;
+    let workgroups = n.div_ceil(per_workgroup).max(1) as u32;
+    let config = LaunchConfig::new([workgroups, 1, 1], [flat::BLOCK, 1, 1]);
     let stream = device.default_stream();
     let time = common::timed(&stream, || {
         // SAFETY: add_f32 reads a[0..n], b[0..n] and writes c[0..n]; each buffer holds n.
