@@ -483,44 +483,46 @@ unsafe fn accumulate<A: Stage, B: Stage, S: Step, const FULL: bool>(
     if FULL {
         // Tile t + 1's global loads are issued before tile t's matrix instructions and written
         // to LDS after them.
-        macro_rules! tile {
+        macro_rules! tile_then_next {
             ($t:expr) => {{
                 let t: u32 = $t;
                 // SAFETY: as above.
-                let next = (t + 1 < k_tiles)
-                    .then(|| unsafe { (fetch::<A, FULL>(a, t + 1), fetch::<B, FULL>(b, t + 1)) });
+                let (held_a, held_b) =
+                    unsafe { (fetch::<A, FULL>(a, t + 1), fetch::<B, FULL>(b, t + 1)) };
                 step(&mut acc, t);
-                if let Some((held_a, held_b)) = next {
-                    // SAFETY: the other buffer's last readers (tile t - 1) passed the barrier
-                    // that ended their iteration.
-                    unsafe {
-                        let staging = buffer(t + 1);
-                        a.store(held_a, staging);
-                        b.store(held_b, staging.add(A::LDS_BYTES as usize));
-                    }
+                // SAFETY: the other buffer's last readers (tile t - 1) passed the barrier that
+                // ended their iteration.
+                unsafe {
+                    let staging = buffer(t + 1);
+                    a.store(held_a, staging);
+                    b.store(held_b, staging.add(A::LDS_BYTES as usize));
                 }
                 workgroup_barrier();
             }};
         }
+        // The loop's body has no conditions, so that every matrix instruction accumulates in
+        // place: with a tile that might have no successor inside the body, LLVM gave the
+        // body's first tile other accumulator registers than its last and copied all 64 back
+        // at the end of every iteration (a v_accvgpr_mov each).
+        let mut t = 0;
         if cfg!(iron_matrix = "mfma") {
-            // Two tiles per iteration on CDNA: LLVM gives a tile's last MFMAs other
-            // accumulator registers (AGPRs) than its first, and with one tile per iteration
-            // it copied all 64 back at every iteration's end (a v_accvgpr_mov each). On RDNA
-            // the longer body would spill (gfx1100: 576 bytes).
-            let mut t = 0;
-            while t + 1 < k_tiles {
-                tile!(t);
-                tile!(t + 1);
+            // Two tiles per iteration on CDNA (on RDNA the longer body would spill).
+            while t + 2 < k_tiles {
+                tile_then_next!(t);
+                tile_then_next!(t + 1);
                 t += 2;
             }
-            if t < k_tiles {
-                tile!(t);
+            if t + 1 < k_tiles {
+                tile_then_next!(t);
+                t += 1;
             }
         } else {
-            for t in 0..k_tiles {
-                tile!(t);
+            while t + 1 < k_tiles {
+                tile_then_next!(t);
+                t += 1;
             }
         }
+        step(&mut acc, t);
         return acc;
     }
     // Edge tiles (and stages without unchecked loads: the decoding ones): global loads two
