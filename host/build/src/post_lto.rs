@@ -214,6 +214,12 @@ pub fn compile_and_link(tools: &Tools, target: Target, ir: &str, out_dir: &Path)
     if target.wave == 64 && target.gfx.default_wave() == 32 {
         llc_args.push("-mattr=+wavefrontsize64".into());
     }
+    if target.gfx.matrix_cfg() == "mfma" {
+        // MFMA accumulators in VGPRs rather than AGPRs (docs/toolchain.md, "MFMA accumulators"):
+        // in AGPRs the GEMM's main loop copied every accumulator once per iteration, and every
+        // matrix kernel needed more registers (lower occupancy).
+        llc_args.push("--amdgpu-mfma-vgpr-form".into());
+    }
     let ir_path = out_dir.join("kernels.ll");
     let code_object = out_dir.join("kernels.co");
     let text = format!("; {} {}\n{ir}", tools.llc.display(), llc_args.join(" "));
