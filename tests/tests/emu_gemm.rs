@@ -709,16 +709,27 @@ fn dispatch(d: &LibraryDevice, kernel: &str) -> Counted {
     }
 }
 
+/// The matrix instruction of the 16-bit GEMM kernels on `gfx` (also the decoding kernels'):
+/// `(tile, k_step)` of a `tile x tile x k_step` instruction.
+fn half_instruction(gfx: &str) -> (u64, u64) {
+    match gfx {
+        "gfx950" => (32, 16),
+        "gfx90a" | "gfx942" => (32, 8),
+        _ => (16, 16),
+    }
+}
+
 /// Checks one interior dispatch's traffic: global reads are the A and B tiles each workgroup
 /// stages (A once per column tile, B once per row tile, plus `extra` bytes) and the kernel
 /// arguments; writes are `C` once; the matrix instructions are those of the product's
-/// 16 x 16 x `k_step` tiles. Prints the counters for the record.
+/// `tile x tile x k_step` tiles. Prints the counters for the record.
 fn check_traffic(
     d: &LibraryDevice,
     what: &str,
     counted: &Counted,
     (a_bytes, b_bytes, extra): (u64, u64, u64),
-    (m, n, k, k_step): (u64, u64, u64, u64),
+    (m, n, k): (u64, u64, u64),
+    (tile, k_step): (u64, u64),
     c_bytes: u64,
 ) {
     let (row_tiles, col_tiles) = (m.div_ceil(128), n.div_ceil(128));
@@ -739,7 +750,7 @@ fn check_traffic(
     let [total, valu, matrix, loads, lds] = counted.instructions;
     assert_eq!(
         matrix,
-        (m / 16) * (n / 16) * (k / k_step),
+        (m / tile) * (n / tile) * (k / k_step),
         "{} {what}: matrix instructions",
         d.gfx
     );
@@ -757,14 +768,14 @@ fn check_traffic(
 }
 
 /// Runs `gemm_mx::<F, F>` (or `gemm_mx_decoded`) on an `m x n x k` product and checks its
-/// traffic (`kernel` with `k_step`-deep matrix instructions; `reads_per_scale`: how often each
-/// block's scale code is read), returning its counters.
+/// traffic (`kernel` with `(tile, k_step)` matrix instructions, as [`check_traffic`] takes
+/// them; `reads_per_scale`: how often each block's scale code is read), returning its counters.
 fn mx_traffic<F: MxCase>(
     d: &LibraryDevice,
     rng: &mut StdRng,
     (m, n, k): (usize, usize, usize),
     decoded: bool,
-    (kernel, k_step, reads_per_scale): (&str, u64, usize),
+    (kernel, instruction, reads_per_scale): (&str, (u64, u64), usize),
 ) -> Counted {
     let (a, _) = mx_tensor::<F>(d, rng, (m, k));
     let (bt, _) = mx_tensor::<F>(d, rng, (n, k));
@@ -788,7 +799,8 @@ fn mx_traffic<F: MxCase>(
         kernel,
         &counters,
         (operand, operand, 0),
-        (m as u64, n as u64, k as u64, k_step),
+        (m as u64, n as u64, k as u64),
+        instruction,
         4,
     );
     counters
@@ -813,8 +825,7 @@ fn interior_tiles_stage_each_operand_tile_once_with_wide_loads_and_no_bank_confl
                 conflicted.push(format!("{} {what}: {} cycles", d.gfx, counters.lds.1));
             }
         };
-        let half_step = if gfx == "gfx950" { 32 } else { 16 };
-        let shape = (m as u64, n as u64, k as u64, half_step);
+        let shape = (m as u64, n as u64, k as u64);
         for (a_layout, b_layout) in LAYOUT_PAIRS {
             let (a, _) = operand::<f16>(gfx_of(&d), &mut rng, (m, k), a_layout);
             let (b, _) = operand::<f16>(gfx_of(&d), &mut rng, (k, n), b_layout);
@@ -840,6 +851,7 @@ fn interior_tiles_stage_each_operand_tile_once_with_wide_loads_and_no_bank_confl
                 &counters,
                 (operand_bytes, operand_bytes, 0),
                 shape,
+                half_instruction(gfx),
                 4,
             );
             // C is written in runs of 4 f32 (16 bytes) per lane where the accumulators hold
@@ -884,11 +896,11 @@ fn interior_tiles_stage_each_operand_tile_once_with_wide_loads_and_no_bank_confl
                 Epilogue::default(),
             )
             .unwrap();
-        let (kernel, step) = match gfx {
-            "gfx90a" | "gfx1100" => ("gemm_decoded_bf16", 16),
-            "gfx942" => ("gemm_fp8_e4m3fnuz_bf16", 32),
-            "gfx1201" => ("gemm_fp8_e4m3fn_bf16", 16),
-            _ => ("gemm_fp8_e4m3fn_bf16", 32),
+        let (kernel, instruction) = match gfx {
+            "gfx90a" | "gfx1100" => ("gemm_decoded_bf16", half_instruction(gfx)),
+            "gfx942" => ("gemm_fp8_e4m3fnuz_bf16", (32, 16)),
+            "gfx1201" => ("gemm_fp8_e4m3fn_bf16", (16, 16)),
+            _ => ("gemm_fp8_e4m3fn_bf16", (32, 16)),
         };
         let counters = dispatch(&d, kernel);
         let bytes = (m * k) as u64;
@@ -897,24 +909,27 @@ fn interior_tiles_stage_each_operand_tile_once_with_wide_loads_and_no_bank_confl
             kernel,
             &counters,
             (bytes, bytes, 0),
-            (m as u64, n as u64, k as u64, step),
+            (m as u64, n as u64, k as u64),
+            instruction,
             2,
         );
         check_conflicts(kernel, &counters);
         let shape = (m, n, k);
         // The decoding kernel reads each block's scale code once per 16-element unit: twice.
-        let decoded = ("gemm_decoded_f32", if gfx == "gfx950" { 32 } else { 16 }, 2);
+        let decoded = ("gemm_decoded_f32", half_instruction(gfx), 2);
         let counters = mx_traffic::<MxFp4>(&d, &mut rng, shape, true, decoded);
         check_conflicts("gemm_decoded_f32 MXFP4", &counters);
         if gfx == "gfx950" {
             let kernel = "gemm_mxfp8_e4m3_f32";
-            let counters = mx_traffic::<MxFp8E4M3>(&d, &mut rng, shape, false, (kernel, 128, 1));
+            let counters =
+                mx_traffic::<MxFp8E4M3>(&d, &mut rng, shape, false, (kernel, (16, 128), 1));
             check_conflicts(kernel, &counters);
             let kernel = "gemm_mxfp6_e2m3_f32";
-            let counters = mx_traffic::<MxFp6E2M3>(&d, &mut rng, shape, false, (kernel, 128, 1));
+            let counters =
+                mx_traffic::<MxFp6E2M3>(&d, &mut rng, shape, false, (kernel, (16, 128), 1));
             check_conflicts(kernel, &counters);
             let kernel = "gemm_mxfp4_f32";
-            let counters = mx_traffic::<MxFp4>(&d, &mut rng, shape, false, (kernel, 128, 1));
+            let counters = mx_traffic::<MxFp4>(&d, &mut rng, shape, false, (kernel, (16, 128), 1));
             check_conflicts(kernel, &counters);
         }
     }

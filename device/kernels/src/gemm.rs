@@ -6,12 +6,12 @@
 //!
 //! Kernels (arguments `(a, b, c, bias, alpha, beta, m, n, k, flags)`):
 //! - `gemm_{bf16,f16}_{f32,bf16,f16}`: A and B f16 or bf16 (both the same), `C` in the second
-//!   type; every gfx. Instruction: `v_mfma_f32_16x16x32_{f16,bf16}` on gfx950,
-//!   `v_mfma_f32_16x16x16_{f16,bf16}` on gfx90a and gfx942, `v_wmma_f32_16x16x16_{f16,bf16}` on
+//!   type; every gfx. Instruction: `v_mfma_f32_32x32x16_{f16,bf16}` on gfx950,
+//!   `v_mfma_f32_32x32x8_{f16,bf16}` on gfx90a and gfx942, `v_wmma_f32_16x16x16_{f16,bf16}` on
 //!   gfx1100 and gfx1201.
 //! - `gemm_fp8_{e4m3fnuz,e5m2fnuz}_{f32,bf16,f16}` (gfx942) and
 //!   `gemm_fp8_{e4m3fn,e5m2}_{f32,bf16,f16}` (gfx950, gfx1201): A and B FP8 codes of the named
-//!   format (both the same), through `v_mfma_f32_16x16x32_{fp8_fp8,bf8_bf8}` (gfx942, gfx950) or
+//!   format (both the same), through `v_mfma_f32_32x32x16_{fp8_fp8,bf8_bf8}` (gfx942, gfx950) or
 //!   `v_wmma_f32_16x16x16_{fp8_fp8,bf8_bf8}` (gfx1201); the gfx's FP8 is the only one its
 //!   instructions read (FNUZ on gfx942, OCP on gfx950 and gfx1201). A per-tensor scale of A and
 //!   B is applied by folding it into `alpha` (the host does). Other FP8 formats, mixed pairs and
@@ -28,7 +28,7 @@
 //! is never read (it may be null).
 //!
 //! Arithmetic: products of A and B elements are exact and summed in f32 by the matrix
-//! instructions, each over 16 to 32 of a K tile's elements (the hardware's internal order within
+//! instructions, each over 8 to 16 of a K tile's elements (the hardware's internal order within
 //! an instruction): consecutive ones where a lane's fragment is 16 or 32 bytes, else
 //! interleaved sets (see `gemm_tile::PlainStep`). Then `v = alpha * acc`, `v = fma(beta, C_old, v)` when
 //! `beta != 0` (when `beta == 0`, `C` is not read: it may hold NaN), `v += bias[j]` with a bias,
@@ -43,9 +43,9 @@
 //! `beta * C + bias`); 16-byte loads where rows of A and B are a multiple of 16 bytes, narrower
 //! at the edges. Buffers 16-byte aligned (device allocations are).
 //!
-//! Tiling (see `gemm_tile`): each workgroup computes a 128 x 128 tile of `C` as 16 x 16
-//! instruction tiles, each wave 64 x 64 of it (4 waves of 64 lanes) or 64 x 32 (8 waves of 32
-//! lanes); K tiles of 32 (16-bit) or 64 (FP8) elements are staged in LDS (K-contiguous, rows
+//! Tiling (see `gemm_tile`): each workgroup computes a 128 x 128 tile of `C` as instruction
+//! tiles (32 x 32 on CDNA, 16 x 16 on RDNA), each wave 64 x 64 of it (4 waves of 64 lanes) or
+//! 64 x 32 (8 waves of 32 lanes); K tiles of 32 (16-bit) or 64 (FP8) elements are staged in LDS (K-contiguous, rows
 //! of 64 bytes whose 16-byte chunks are swizzled against bank conflicts), double-buffered. A
 //! block whose K tiles all lie inside both matrices (aligned as the 16-byte loads need: `k` a
 //! multiple of the K tile, K-contiguous rows and rows-contiguous columns a multiple of 8
@@ -79,22 +79,42 @@ pub const HALF_LDS_BYTES: u32 = 2 * 2 * BLOCK * 64;
 /// swizzled).
 pub const FP8_LDS_BYTES: u32 = 2 * 2 * BLOCK * 64;
 
-/// The f16 matrix instruction of this gfx (also the implicit-GEMM convolution's).
+/// The f16 matrix instruction of the GEMM kernels on this gfx: the largest tile there is (32 x
+/// 32 on CDNA, which halves the instructions per K tile against 16 x 16).
+#[cfg(iron_gfx = "gfx950")]
+pub(crate) type GemmF16Core = iron_intrinsics::matrix::MfmaF32_32x32x16F16;
+/// The f16 matrix instruction of the GEMM kernels on this gfx.
+#[cfg(any(iron_gfx = "gfx90a", iron_gfx = "gfx942", not(target_arch = "amdgpu")))]
+pub(crate) type GemmF16Core = iron_intrinsics::matrix::MfmaF32_32x32x8F16;
+/// The f16 matrix instruction of the GEMM kernels on this gfx.
+#[cfg(iron_matrix = "wmma")]
+pub(crate) type GemmF16Core = F16Core;
+/// The bf16 matrix instruction of the GEMM kernels on this gfx (also the decoding kernels').
+#[cfg(iron_gfx = "gfx950")]
+pub(crate) type GemmBf16Core = iron_intrinsics::matrix::MfmaF32_32x32x16Bf16;
+/// The bf16 matrix instruction of the GEMM kernels on this gfx (also the decoding kernels').
+#[cfg(any(iron_gfx = "gfx90a", iron_gfx = "gfx942", not(target_arch = "amdgpu")))]
+pub(crate) type GemmBf16Core = iron_intrinsics::matrix::MfmaF32_32x32x8Bf16;
+/// The bf16 matrix instruction of the GEMM kernels on this gfx (also the decoding kernels').
+#[cfg(iron_matrix = "wmma")]
+pub(crate) type GemmBf16Core = Bf16Core;
+
+/// The f16 matrix instruction of the implicit-GEMM convolution on this gfx.
 #[cfg(iron_gfx = "gfx950")]
 pub(crate) type F16Core = iron_intrinsics::matrix::MfmaF32_16x16x32F16;
-/// The f16 matrix instruction of this gfx (also the implicit-GEMM convolution's).
+/// The f16 matrix instruction of the implicit-GEMM convolution on this gfx.
 #[cfg(any(iron_gfx = "gfx90a", iron_gfx = "gfx942", not(target_arch = "amdgpu")))]
 pub(crate) type F16Core = iron_intrinsics::matrix::MfmaF32_16x16x16F16;
-/// The f16 matrix instruction of this gfx (also the implicit-GEMM convolution's).
+/// The f16 matrix instruction of the implicit-GEMM convolution on this gfx.
 #[cfg(iron_matrix = "wmma")]
 pub(crate) type F16Core = iron_intrinsics::matrix::WmmaF32_16x16x16F16;
-/// The bf16 matrix instruction of this gfx (also the decoding kernels' and the implicit-GEMM convolution's).
+/// The bf16 matrix instruction of the implicit-GEMM convolution on this gfx.
 #[cfg(iron_gfx = "gfx950")]
 pub(crate) type Bf16Core = iron_intrinsics::matrix::MfmaF32_16x16x32Bf16;
-/// The bf16 matrix instruction of this gfx (also the decoding kernels' and the implicit-GEMM convolution's).
+/// The bf16 matrix instruction of the implicit-GEMM convolution on this gfx.
 #[cfg(any(iron_gfx = "gfx90a", iron_gfx = "gfx942", not(target_arch = "amdgpu")))]
 pub(crate) type Bf16Core = iron_intrinsics::matrix::MfmaF32_16x16x16Bf16;
-/// The bf16 matrix instruction of this gfx (also the decoding kernels' and the implicit-GEMM convolution's).
+/// The bf16 matrix instruction of the implicit-GEMM convolution on this gfx.
 #[cfg(iron_matrix = "wmma")]
 pub(crate) type Bf16Core = iron_intrinsics::matrix::WmmaF32_16x16x16Bf16;
 
@@ -175,12 +195,12 @@ unsafe fn gemm_half<I: Mma, O: Float>(
 #[kernel(
     block = 256,
     instances = [
-        gemm_bf16_f32<bf16, Bf16Core, f32>,
-        gemm_bf16_bf16<bf16, Bf16Core, bf16>,
-        gemm_bf16_f16<bf16, Bf16Core, f16>,
-        gemm_f16_f32<f16, F16Core, f32>,
-        gemm_f16_bf16<f16, F16Core, bf16>,
-        gemm_f16_f16<f16, F16Core, f16>,
+        gemm_bf16_f32<bf16, GemmBf16Core, f32>,
+        gemm_bf16_bf16<bf16, GemmBf16Core, bf16>,
+        gemm_bf16_f16<bf16, GemmBf16Core, f16>,
+        gemm_f16_f32<f16, GemmF16Core, f32>,
+        gemm_f16_bf16<f16, GemmF16Core, bf16>,
+        gemm_f16_f16<f16, GemmF16Core, f16>,
     ]
 )]
 #[allow(clippy::too_many_arguments, reason = "a GEMM kernel's arguments")]
@@ -222,7 +242,7 @@ const FP8_TILE_K: u32 = 64;
 
 /// The FP8 matrix instruction of this gfx, A and B in encoding `F`.
 #[cfg(any(iron_gfx = "gfx942", iron_gfx = "gfx950", not(target_arch = "amdgpu")))]
-type Fp8Core<F> = iron_intrinsics::matrix::MfmaF32_16x16x32F8<F, F>;
+type Fp8Core<F> = iron_intrinsics::matrix::MfmaF32_32x32x16F8<F, F>;
 /// The FP8 matrix instruction of this gfx, A and B in encoding `F`.
 #[cfg(iron_gfx = "gfx1201")]
 type Fp8Core<F> = iron_intrinsics::matrix::WmmaF32_16x16x16F8<F, F>;

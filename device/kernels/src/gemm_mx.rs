@@ -17,8 +17,8 @@
 //!   element format of [`FORMAT_E4M3FN`] .. [`FORMAT_E2M1`] (named in `flags`), each with or
 //!   without E8M0 block scales. Each element is decoded with `iron_quant`'s decoders, multiplied
 //!   by its block scale in f32 (exact, as `iron_quant` dequantizes) and rounded to bf16 into
-//!   LDS, then the gfx's bf16 instruction accumulates in f32: `v_mfma_f32_16x16x32_bf16`
-//!   (gfx950), `v_mfma_f32_16x16x16_bf16` (gfx90a, gfx942), `v_wmma_f32_16x16x16_bf16`
+//!   LDS, then the gfx's bf16 instruction accumulates in f32: `v_mfma_f32_32x32x16_bf16`
+//!   (gfx950), `v_mfma_f32_32x32x8_bf16` (gfx90a, gfx942), `v_wmma_f32_16x16x16_bf16`
 //!   (gfx1100, gfx1201). Every FP8/FP6/FP4 element times a power of two has at most 4
 //!   significant bits, so the bf16 value is exact unless it falls below bf16's normal range
 //!   (`2^-126`) or overflows; `k` must be a multiple of 32 for block-scaled or FP6/FP4 operands
@@ -41,7 +41,7 @@ use crate::dtype::{bf16, f16};
 use iron_intrinsics::kernel;
 use {
     crate::dtype::Float,
-    crate::gemm::Bf16Core,
+    crate::gemm::GemmBf16Core,
     crate::gemm_decode::DecodedOperand,
     crate::gemm_stage::HALF_TILE_K,
     crate::gemm_tile::{Output, PlainStep, block_origin, gemm},
@@ -133,7 +133,7 @@ unsafe fn gemm_decoded<O: Float>(
     };
     let out = Output::new(c, bias, alpha, beta, m, n, flags);
     let tiles = k.div_ceil(HALF_TILE_K);
-    type Step = PlainStep<Bf16Core, HALF_TILE_K>;
+    type Step = PlainStep<GemmBf16Core, HALF_TILE_K>;
     // SAFETY: as the caller guarantees.
     unsafe { gemm::<_, _, Step, O>(&a, &b, tiles, &out) };
 }

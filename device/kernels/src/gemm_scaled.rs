@@ -4,9 +4,7 @@
 //! ([`MxOperand`], rows laid out as [`CodeOperand::offset`] says).
 
 use crate::gemm_stage::{CodeOperand, MxOperand, SCALES_PER_TILE};
-use crate::gemm_tile::{
-    Accumulators, MMA_TILE, REPEATS_M, REPEATS_N, Step, each_tile, per_col, per_row,
-};
+use crate::gemm_tile::{Accumulators, Step, each_tile, per_col, per_row, repeats_m, repeats_n};
 use iron_intrinsics::id::lane_id;
 use iron_intrinsics::matrix::{Fragment, ScaledMma, a_row, b_col, scale_block};
 
@@ -30,9 +28,9 @@ impl<I: ScaledMma, const CHUNKS_A: usize, const CHUNKS_B: usize> Step
         wave_col: u32,
     ) {
         const {
-            assert!(I::K == 32 * SCALES_PER_TILE && I::M == MMA_TILE && I::N == MMA_TILE);
-            assert!((REPEATS_M as u32 * MMA_TILE).is_multiple_of(64));
-            assert!((REPEATS_N as u32 * MMA_TILE).is_multiple_of(64));
+            assert!(I::K == 32 * SCALES_PER_TILE && I::M == 16 && I::N == 16);
+            assert!((repeats_m::<I>() as u32 * I::M).is_multiple_of(64));
+            assert!((repeats_n::<I>() as u32 * I::N).is_multiple_of(64));
             assert!(CodeOperand::<CHUNKS_A>::TILE_BYTES == I::K * I::A_BITS / 8);
             assert!(CodeOperand::<CHUNKS_B>::TILE_BYTES == I::K * I::B_BITS / 8);
             // Every run lies in one unit of the LDS layout.
@@ -64,8 +62,8 @@ impl<I: ScaledMma, const CHUNKS_A: usize, const CHUNKS_B: usize> Step
         };
         // SAFETY: every fragment and scale code lies in the staged buffers, as MxOperand wrote
         // them (runs at CodeOperand::offset, aligned to their size; scale codes after the rows).
-        let fa = per_row!(|t| unsafe {
-            let row = t * MMA_TILE + a_row::<I>(lane);
+        let fa = per_row!(I, |t| unsafe {
+            let row = t * I::M + a_row::<I>(lane);
             let at = CodeOperand::<CHUNKS_A>::row_tile_offset(t, a_row::<I>(lane), a_byte);
             (
                 I::A::read(a_rows.add(at as usize), I::A_RUNS, a_stride),
@@ -73,15 +71,15 @@ impl<I: ScaledMma, const CHUNKS_A: usize, const CHUNKS_B: usize> Step
             )
         });
         // SAFETY: as above.
-        let fb = per_col!(|t| unsafe {
-            let col = t * MMA_TILE + b_col::<I>(lane);
+        let fb = per_col!(I, |t| unsafe {
+            let col = t * I::N + b_col::<I>(lane);
             let at = CodeOperand::<CHUNKS_B>::row_tile_offset(t, b_col::<I>(lane), b_byte);
             (
                 I::B::read(b_rows.add(at as usize), I::B_RUNS, b_stride),
                 *b_scales.add((col * SCALES_PER_TILE + block) as usize),
             )
         });
-        each_tile!(|tm, tn| {
+        each_tile!(I, |tm, tn| {
             acc[tm][tn] = I::mma(fa[tm].0, fb[tn].0, acc[tm][tn], fa[tm].1, fb[tn].1);
         });
     }

@@ -1,8 +1,9 @@
 //! The tiled matrix-core GEMM every GEMM kernel shares: a workgroup of 256 work-items computes a
 //! 128 x 128 tile of `C`. Its waves form a grid of 2 rows: 4 waves of 64 lanes (CDNA, RDNA
 //! wave64) each take a 64 x 64 quarter, 8 waves of 32 lanes (RDNA wave32) each a 64 x 32 eighth,
-//! as [`REPEATS_M`] x [`REPEATS_N`] tiles of a 16 x 16 matrix instruction (MFMA or WMMA); the K
-//! dimension is walked in tiles staged through LDS, double-buffered.
+//! as tiles of a 16 x 16 or 32 x 32 matrix instruction (MFMA or WMMA; [`repeats_m`] x
+//! [`repeats_n`] of them); the K dimension is walked in tiles staged through LDS,
+//! double-buffered.
 //!
 //! What varies per kernel is behind two traits: a [`Stage`] moves one operand's K tile from
 //! global memory into LDS (its 128 rows, K-contiguous, in the layout its [`Step`] reads), and a
@@ -34,10 +35,13 @@ use iron_intrinsics::matrix::{Accumulate, Fragment, MatrixCore, d_col};
 use iron_intrinsics::sync::workgroup_barrier;
 use iron_intrinsics::target::WAVE;
 
-/// Runs `$body` for every `($tm, $tn)` of a list of constant index pairs, each in its own block.
+/// Runs `$body` for every `($tm, $tn)` of a list of constant index pairs that lies inside the
+/// wave tile of instruction `$core` (the test is a constant), each in its own block.
 macro_rules! for_pairs {
-    ($tm:ident $tn:ident $body:expr; $($i:literal $j:literal),*) => {{
-        $({
+    ($core:ty; $tm:ident $tn:ident $body:expr; $($i:literal $j:literal),*) => {{
+        $(if $i < $crate::gemm_tile::repeats_m::<$core>()
+            && $j < $crate::gemm_tile::repeats_n::<$core>()
+        {
             let ($tm, $tn): (usize, usize) = ($i, $j);
             $body;
         })*
@@ -45,25 +49,25 @@ macro_rules! for_pairs {
 }
 pub(crate) use for_pairs;
 
-/// Runs `$body` for every matrix-instruction tile `($tm, $tn)` of a wave tile
-/// (`REPEATS_M x REPEATS_N`), written out with constant indices: the accumulators stay in
+/// Runs `$body` for every tile `($tm, $tn)` of instruction `$core` in a wave tile
+/// ([`repeats_m`] x [`repeats_n`]), written out with constant indices: the accumulators stay in
 /// registers (a loop LLVM does not unroll, or a closure it does not inline, would put them in
 /// scratch memory).
 #[cfg(any(iron_wave = "64", not(target_arch = "amdgpu")))]
 macro_rules! each_tile {
-    (|$tm:ident, $tn:ident| $body:expr) => {{
+    ($core:ty, |$tm:ident, $tn:ident| $body:expr) => {{
         const { assert!($crate::gemm_tile::REPEATS_M == 4 && $crate::gemm_tile::REPEATS_N == 4) };
-        $crate::gemm_tile::for_pairs!($tm $tn $body;
+        $crate::gemm_tile::for_pairs!($core; $tm $tn $body;
             0 0, 0 1, 0 2, 0 3, 1 0, 1 1, 1 2, 1 3, 2 0, 2 1, 2 2, 2 3, 3 0, 3 1, 3 2, 3 3)
     }};
 }
-/// Runs `$body` for every matrix-instruction tile `($tm, $tn)` of a wave tile (see the wave64
-/// definition).
+/// Runs `$body` for every tile `($tm, $tn)` of instruction `$core` in a wave tile (see the
+/// wave64 definition).
 #[cfg(iron_wave = "32")]
 macro_rules! each_tile {
-    (|$tm:ident, $tn:ident| $body:expr) => {{
+    ($core:ty, |$tm:ident, $tn:ident| $body:expr) => {{
         const { assert!($crate::gemm_tile::REPEATS_M == 4 && $crate::gemm_tile::REPEATS_N == 2) };
-        $crate::gemm_tile::for_pairs!($tm $tn $body; 0 0, 0 1, 1 0, 1 1, 2 0, 2 1, 3 0, 3 1)
+        $crate::gemm_tile::for_pairs!($core; $tm $tn $body; 0 0, 0 1, 1 0, 1 1, 2 0, 2 1, 3 0, 3 1)
     }};
 }
 #[cfg(any(iron_gfx = "gfx950", not(target_arch = "amdgpu")))]
@@ -80,30 +84,47 @@ macro_rules! per_index {
 }
 pub(crate) use per_index;
 
-/// `[$value for $t in 0..REPEATS_M]`: one fragment per tile row of a wave tile.
+/// `[$value for $t in $indices]` (`$t: u32`) for the indices below `$count`; the entries
+/// past it repeat entry 0 (the compiler merges them, and nothing reads them).
+macro_rules! per_index_below {
+    ($count:expr, |$t:ident| $value:expr; $($i:literal),*) => {
+        [$({
+            let $t: u32 = if $i < $count { $i } else { 0 };
+            $value
+        }),*]
+    };
+}
+pub(crate) use per_index_below;
+
+/// `[$value for $t in 0..repeats_m::<$core>()]`: one fragment per tile row of a wave tile
+/// ([`REPEATS_M`] entries, those past the instruction's repeats unused).
 macro_rules! per_row {
-    (|$t:ident| $value:expr) => {{
+    ($core:ty, |$t:ident| $value:expr) => {{
         const { assert!($crate::gemm_tile::REPEATS_M == 4) };
-        $crate::gemm_tile::per_index!(|$t| $value; 0, 1, 2, 3)
+        $crate::gemm_tile::per_index_below!(
+            $crate::gemm_tile::repeats_m::<$core>() as u32, |$t| $value; 0, 1, 2, 3)
     }};
 }
 #[cfg(any(iron_gfx = "gfx950", not(target_arch = "amdgpu")))]
 pub(crate) use per_row;
 
-/// `[$value for $t in 0..REPEATS_N]`: one fragment per tile column of a wave tile.
+/// `[$value for $t in 0..repeats_n::<$core>()]`: one fragment per tile column of a wave tile
+/// ([`REPEATS_N`] entries, those past the instruction's repeats unused).
 #[cfg(any(iron_wave = "64", not(target_arch = "amdgpu")))]
 macro_rules! per_col {
-    (|$t:ident| $value:expr) => {{
+    ($core:ty, |$t:ident| $value:expr) => {{
         const { assert!($crate::gemm_tile::REPEATS_N == 4) };
-        $crate::gemm_tile::per_index!(|$t| $value; 0, 1, 2, 3)
+        $crate::gemm_tile::per_index_below!(
+            $crate::gemm_tile::repeats_n::<$core>() as u32, |$t| $value; 0, 1, 2, 3)
     }};
 }
-/// `[$value for $t in 0..REPEATS_N]` (see the wave64 definition).
+/// `[$value for $t in 0..repeats_n::<$core>()]` (see the wave64 definition).
 #[cfg(iron_wave = "32")]
 macro_rules! per_col {
-    (|$t:ident| $value:expr) => {{
+    ($core:ty, |$t:ident| $value:expr) => {{
         const { assert!($crate::gemm_tile::REPEATS_N == 2) };
-        $crate::gemm_tile::per_index!(|$t| $value; 0, 1)
+        $crate::gemm_tile::per_index_below!(
+            $crate::gemm_tile::repeats_n::<$core>() as u32, |$t| $value; 0, 1)
     }};
 }
 #[cfg(any(iron_gfx = "gfx950", not(target_arch = "amdgpu")))]
@@ -117,15 +138,30 @@ const WAVE_GRID_COLS: u32 = WAVES / 2;
 const WAVE_ROWS: u32 = BLOCK / 2;
 /// Columns of `C` per wave.
 const WAVE_COLS: u32 = BLOCK / WAVE_GRID_COLS;
-/// Rows (and columns) of one matrix-instruction tile: every GEMM step uses a 16 x 16
+/// Rows (and columns) of the smallest matrix-instruction tile a GEMM step uses (16 x 16; CDNA
+/// also has 32 x 32).
+const MIN_MMA_TILE: u32 = 16;
+/// The most matrix-instruction tiles per wave tile column (rows of tiles): those of a 16 x 16
 /// instruction.
-pub const MMA_TILE: u32 = 16;
-/// Matrix-instruction tiles per wave tile column (rows of tiles).
-pub const REPEATS_M: usize = (WAVE_ROWS / MMA_TILE) as usize;
-/// Matrix-instruction tiles per wave tile row (columns of tiles).
-pub const REPEATS_N: usize = (WAVE_COLS / MMA_TILE) as usize;
+pub const REPEATS_M: usize = (WAVE_ROWS / MIN_MMA_TILE) as usize;
+/// The most matrix-instruction tiles per wave tile row (columns of tiles).
+pub const REPEATS_N: usize = (WAVE_COLS / MIN_MMA_TILE) as usize;
 
-/// The accumulators of one wave: `REPEATS_M x REPEATS_N` instruction tiles, `[row][column]`.
+/// Tiles of instruction `I` per wave tile column.
+#[inline(always)]
+pub const fn repeats_m<I: MatrixCore>() -> usize {
+    (WAVE_ROWS / I::M) as usize
+}
+
+/// Tiles of instruction `I` per wave tile row.
+#[inline(always)]
+pub const fn repeats_n<I: MatrixCore>() -> usize {
+    (WAVE_COLS / I::N) as usize
+}
+
+/// The accumulators of one wave, `[row][column]` of instruction tiles: [`repeats_m`] x
+/// [`repeats_n`] of them in use (all of them for a 16 x 16 instruction; the others are never
+/// touched, and take no registers).
 pub type Accumulators<I> = [[<I as MatrixCore>::Acc; REPEATS_N]; REPEATS_M];
 
 /// This work-item's index in the workgroup (`0..THREADS`).
@@ -180,7 +216,7 @@ pub trait Stage {
 
 /// The matrix instructions over one staged K tile.
 pub trait Step {
-    /// The instruction (16 x 16).
+    /// The instruction (16 x 16 or 32 x 32).
     type Core: MatrixCore;
     /// Whether the accumulators hold their tiles transposed: the step multiplies `B^T A^T`, so
     /// element `i` of lane `l` is at row [`d_col`]`(l)` and column `d_row(l, i)` of its tile.
@@ -264,15 +300,29 @@ impl<O: Float> Output<O> {
         let interior = row0 + BLOCK <= self.m && col0 + BLOCK <= self.n;
         let runs = S::TRANSPOSED && <S::Core as MatrixCore>::D_RUN.is_multiple_of(RUN);
         let (row0, col0) = (row0 + wave_row, col0 + wave_col);
+        let tile = const {
+            assert!(<S::Core as MatrixCore>::M == <S::Core as MatrixCore>::N);
+            <S::Core as MatrixCore>::M
+        };
         if runs && interior && self.n.is_multiple_of(RUN) {
-            each_tile!(|tm, tn| {
-                let (row, col) = (row0 + tm as u32 * MMA_TILE, col0 + tn as u32 * MMA_TILE);
-                // SAFETY: the block is inside C, rows of a multiple of RUN elements.
-                unsafe { self.write_runs::<S::Core>(acc[tm][tn], row, col) }
-            });
+            // `C = alpha * A B` (the common case) on its own path: deciding per run whether to
+            // read C and the bias cost two branches per run.
+            if self.beta == 0.0 && !self.has_bias {
+                each_tile!(S::Core, |tm, tn| {
+                    let (row, col) = (row0 + tm as u32 * tile, col0 + tn as u32 * tile);
+                    // SAFETY: the block is inside C, rows of a multiple of RUN elements.
+                    unsafe { self.write_runs::<S::Core, false>(acc[tm][tn], row, col) }
+                });
+            } else {
+                each_tile!(S::Core, |tm, tn| {
+                    let (row, col) = (row0 + tm as u32 * tile, col0 + tn as u32 * tile);
+                    // SAFETY: as above.
+                    unsafe { self.write_runs::<S::Core, true>(acc[tm][tn], row, col) }
+                });
+            }
         } else {
-            each_tile!(|tm, tn| {
-                let (row, col) = (row0 + tm as u32 * MMA_TILE, col0 + tn as u32 * MMA_TILE);
+            each_tile!(S::Core, |tm, tn| {
+                let (row, col) = (row0 + tm as u32 * tile, col0 + tn as u32 * tile);
                 // SAFETY: as the caller guarantees.
                 unsafe { self.write_tile::<S>(acc[tm][tn], row, col, interior) }
             });
@@ -280,13 +330,19 @@ impl<O: Float> Output<O> {
     }
 
     /// Writes one transposed instruction tile's accumulator (see [`Output::write`]) whose tile
-    /// starts at `(row, col)` of `C`, inside `C`, a run of [`RUN`] columns per access.
+    /// starts at `(row, col)` of `C`, inside `C`, a run of [`RUN`] columns per access; without
+    /// `OLD_AND_BIAS`, as `C = alpha * acc` (for `beta == 0` and no bias).
     ///
     /// # Safety
     /// As for [`Output::write`]; the tile must lie inside `C`, whose rows are a multiple of
     /// [`RUN`] elements.
     #[inline(always)]
-    unsafe fn write_runs<I: MatrixCore>(&self, tile: I::Acc, row: u32, col: u32) {
+    unsafe fn write_runs<I: MatrixCore, const OLD_AND_BIAS: bool>(
+        &self,
+        tile: I::Acc,
+        row: u32,
+        col: u32,
+    ) {
         let lane = lane_id();
         let line = (row + d_col::<I>(lane)) as usize * self.n as usize;
         for run in 0..<I::Acc as Accumulate>::LEN / RUN as usize {
@@ -297,7 +353,7 @@ impl<O: Float> Output<O> {
             for (q, value) in values.iter_mut().enumerate() {
                 *value = self.alpha * tile.element(first + q);
             }
-            if self.beta != 0.0 {
+            if OLD_AND_BIAS && self.beta != 0.0 {
                 // SAFETY: the run is inside C, aligned to its size (n and col are multiples of
                 // RUN, C is 16-byte aligned).
                 let old = unsafe { read_run(self.c.add(at)) };
@@ -305,7 +361,7 @@ impl<O: Float> Output<O> {
                     *value = mul_add(self.beta, old[q], *value);
                 }
             }
-            if self.has_bias {
+            if OLD_AND_BIAS && self.has_bias {
                 // SAFETY: columns col..col + RUN < n of the bias, 16-byte aligned as above.
                 let bias = unsafe { (*(self.bias.add(col as usize) as *const Words16)).0 };
                 for (q, value) in values.iter_mut().enumerate() {
@@ -578,7 +634,7 @@ pub(crate) struct Span([u128; 2]);
 #[repr(C, align(16))]
 struct Chunk(u128);
 
-/// The instructions of a plain (unscaled) 16 x 16 matrix instruction `I` over a K tile of
+/// The instructions of a plain (unscaled) 16 x 16 or 32 x 32 matrix instruction `I` over a K tile of
 /// `TILE_K` elements staged in swizzled 64-byte rows ([`swizzled`]).
 ///
 /// A lane reads whole 16-byte chunks of its fragments' rows (one conflict-free access each) and
@@ -610,9 +666,11 @@ impl<I: iron_intrinsics::matrix::Mma, const TILE_K: u32> PlainStep<I, TILE_K> {
     /// `tile` must hold the staged rows.
     #[inline(always)]
     pub(crate) unsafe fn span(tile: *const u8, t: u32, group: u32, span: u32) -> Span {
-        // Row tiles two apart are 32 rows apart: laid out alike, a constant offset away.
-        let pair = t / 2 * 2 * MMA_TILE * SWIZZLED_ROW_BYTES;
-        let row = t % 2 * MMA_TILE + lane_id() % MMA_TILE;
+        // Rows 32 apart are laid out alike: row tiles starting in different sets of 32 rows are
+        // a constant offset apart.
+        let first = t * I::M;
+        let pair = first / 32 * 32 * SWIZZLED_ROW_BYTES;
+        let row = first % 32 + lane_id() % I::M;
         let chunk = |j: u32| {
             let c = group + Self::GROUPS * (span * Self::SPAN / 16 + j);
             let at = pair + swizzled(row, 16 * c);
@@ -654,12 +712,12 @@ impl<I: iron_intrinsics::matrix::Mma, const TILE_K: u32> Step for PlainStep<I, T
         // Whether one span's fragments take more than 32 registers (gfx11's WMMA fragments hold
         // whole rows): then each span's fragments are loaded within it, so that the compiler
         // does not load every span's fragments at once or ahead of other work.
-        let fenced = const { Self::SPAN as usize * (REPEATS_M + REPEATS_N) > 128 };
+        let fenced = const { Self::SPAN as usize * (repeats_m::<I>() + repeats_n::<I>()) > 128 };
         const {
             assert!(TILE_K * I::A_BITS / 8 == SWIZZLED_ROW_BYTES && I::A_BITS == I::B_BITS);
             assert!(<I::A as Fragment>::BYTES == <I::B as Fragment>::BYTES);
             assert!(I::A_RUNS == 1 && I::B_RUNS == 1);
-            assert!(I::M == MMA_TILE && I::N == MMA_TILE);
+            assert!(I::M == I::N && (I::M == 16 || I::M == 32));
             assert!(Self::STEP_BYTES.is_multiple_of(Self::FRAGMENT));
             assert!(SWIZZLED_ROW_BYTES.is_multiple_of(Self::GROUPS * Self::SPAN));
             assert!(WAVE_ROWS.is_multiple_of(32) && WAVE_COLS.is_multiple_of(32));
@@ -685,18 +743,20 @@ impl<I: iron_intrinsics::matrix::Mma, const TILE_K: u32> Step for PlainStep<I, T
                 schedule_fence();
             }
             // SAFETY: every chunk lies in the staged tile, as the stages wrote it.
-            let sa = per_row!(|t| unsafe { Self::span(a, t, group_a, span) });
+            let sa = per_row!(I, |t| unsafe { Self::span(a, t, group_a, span) });
             // SAFETY: as above.
-            let sb = per_col!(|t| unsafe { Self::span(b, t, group_b, span) });
+            let sb = per_col!(I, |t| unsafe { Self::span(b, t, group_b, span) });
             for step in 0..Self::SPAN / Self::FRAGMENT {
                 if Self::TRANSPOSED {
-                    let fa = per_row!(|t| Self::fragment::<I::B>(&sa[t as usize], step));
-                    let fb = per_col!(|t| Self::fragment::<I::A>(&sb[t as usize], step));
-                    each_tile!(|tm, tn| acc[tm][tn] = I::mma(fb[tn], fa[tm], acc[tm][tn]));
+                    let fa = per_row!(I, |t| Self::fragment::<I::B>(&sa[t as usize], step));
+                    let fb = per_col!(I, |t| Self::fragment::<I::A>(&sb[t as usize], step));
+                    each_tile!(I, |tm, tn| acc[tm][tn] =
+                        I::mma(fb[tn], fa[tm], acc[tm][tn]));
                 } else {
-                    let fa = per_row!(|t| Self::fragment::<I::A>(&sa[t as usize], step));
-                    let fb = per_col!(|t| Self::fragment::<I::B>(&sb[t as usize], step));
-                    each_tile!(|tm, tn| acc[tm][tn] = I::mma(fa[tm], fb[tn], acc[tm][tn]));
+                    let fa = per_row!(I, |t| Self::fragment::<I::A>(&sa[t as usize], step));
+                    let fb = per_col!(I, |t| Self::fragment::<I::B>(&sb[t as usize], step));
+                    each_tile!(I, |tm, tn| acc[tm][tn] =
+                        I::mma(fa[tm], fb[tn], acc[tm][tn]));
                 }
             }
         }
