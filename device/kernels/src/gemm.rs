@@ -58,7 +58,7 @@ use iron_intrinsics::kernel;
 use {
     crate::dtype::Float,
     crate::gemm_stage::{HALF_TILE_K, HalfOperand},
-    crate::gemm_tile::{Output, PlainStep, block_origin, gemm},
+    crate::gemm_tile::{Accumulators, Output, PlainStep, block_origin, product},
     iron_intrinsics::matrix::Mma,
 };
 
@@ -118,23 +118,17 @@ pub(crate) type Bf16Core = iron_intrinsics::matrix::MfmaF32_16x16x16Bf16;
 #[cfg(iron_matrix = "wmma")]
 pub(crate) type Bf16Core = iron_intrinsics::matrix::WmmaF32_16x16x16Bf16;
 
-/// The 16-bit GEMM with instruction `I`, output type `O`, A K-contiguous (row-major) when
-/// `A_ROWS` and B K-contiguous (column-major) when `B_COLS`.
+/// This wave's accumulators of the 16-bit GEMM's workgroup tile of `A B` with instruction `I`,
+/// A K-contiguous (row-major) when `A_ROWS` and B K-contiguous (column-major) when `B_COLS`.
 ///
 /// # Safety
 /// The kernel's contract (module docs).
 #[inline(always)]
-#[allow(clippy::too_many_arguments, reason = "a GEMM kernel's arguments")]
-unsafe fn gemm_half_in<I: Mma, O: Float, const A_ROWS: bool, const B_COLS: bool>(
+unsafe fn half_product<I: Mma, const A_ROWS: bool, const B_COLS: bool>(
     a: *const u16,
     b: *const u16,
-    c: *mut O,
-    bias: *const f32,
-    alpha: f32,
-    beta: f32,
     (m, n, k): (u32, u32, u32),
-    flags: u32,
-) {
+) -> Accumulators<I> {
     let (row0, col0) = block_origin();
     let a = HalfOperand::<A_ROWS> {
         base: a,
@@ -148,13 +142,13 @@ unsafe fn gemm_half_in<I: Mma, O: Float, const A_ROWS: bool, const B_COLS: bool>
         k,
         row0: col0,
     };
-    let out = Output::new(c, bias, alpha, beta, m, n, flags);
     let tiles = k.div_ceil(HALF_TILE_K);
     // SAFETY: as the caller guarantees.
-    unsafe { gemm::<_, _, PlainStep<I, HALF_TILE_K>, O>(&a, &b, tiles, &out) };
+    unsafe { product::<_, _, PlainStep<I, HALF_TILE_K>>(&a, &b, tiles) }
 }
 
-/// The 16-bit GEMM with instruction `I`, output type `O`, in the layouts `flags` names.
+/// The 16-bit GEMM with instruction `I`, output type `O`, in the layouts `flags` names: the
+/// product in the layouts' own code, the epilogue shared.
 ///
 /// # Safety
 /// The kernel's contract (module docs).
@@ -167,27 +161,23 @@ unsafe fn gemm_half<I: Mma, O: Float>(
     bias: *const f32,
     alpha: f32,
     beta: f32,
-    shape: (u32, u32, u32),
+    (m, n, k): (u32, u32, u32),
     flags: u32,
 ) {
     let layouts = (flags & FLAG_A_COL_MAJOR == 0, flags & FLAG_B_COL_MAJOR != 0);
+    let shape = (m, n, k);
     // SAFETY: as the caller guarantees.
-    unsafe {
+    let acc = unsafe {
         match layouts {
-            (true, true) => {
-                gemm_half_in::<I, O, true, true>(a, b, c, bias, alpha, beta, shape, flags)
-            }
-            (true, false) => {
-                gemm_half_in::<I, O, true, false>(a, b, c, bias, alpha, beta, shape, flags)
-            }
-            (false, true) => {
-                gemm_half_in::<I, O, false, true>(a, b, c, bias, alpha, beta, shape, flags)
-            }
-            (false, false) => {
-                gemm_half_in::<I, O, false, false>(a, b, c, bias, alpha, beta, shape, flags)
-            }
+            (true, true) => half_product::<I, true, true>(a, b, shape),
+            (true, false) => half_product::<I, true, false>(a, b, shape),
+            (false, true) => half_product::<I, false, true>(a, b, shape),
+            (false, false) => half_product::<I, false, false>(a, b, shape),
         }
-    }
+    };
+    let out = Output::new(c, bias, alpha, beta, m, n, flags);
+    // SAFETY: as the caller guarantees.
+    unsafe { out.write_block::<PlainStep<I, HALF_TILE_K>>(&acc) };
 }
 
 /// `C = alpha * A B + beta * C (+ bias)`, A and B `T` (multiplied by the gfx's matrix
@@ -270,6 +260,7 @@ unsafe fn gemm_fp8<F: iron_intrinsics::matrix::F8Kind, O: Float>(
     flags: u32,
 ) {
     use crate::gemm_stage::CodeOperand;
+    use crate::gemm_tile::gemm;
     type Codes = CodeOperand<2>;
     const { assert!(Codes::TILE_BYTES == FP8_TILE_K) };
     let (row0, col0) = block_origin();

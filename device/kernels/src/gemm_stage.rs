@@ -115,10 +115,16 @@ impl<const K_CONTIGUOUS: bool> HalfOperand<K_CONTIGUOUS> {
             // elements, k a multiple of 8).
             return unsafe { (*(self.base.add(line + k as usize) as *const Words16)).0 };
         }
+        // Loads clamped into the matrix, their values discarded outside it: a load under its
+        // own condition would take a branch and two exec mask updates per element. The matrix
+        // is not empty (a workgroup exists only for m, n >= 1, and fetches only for k >= 1).
+        let line = row.min(self.rows - 1) as usize * self.k as usize;
         let element = |i: u32| {
+            // SAFETY: a clamped row and K index: inside the matrix.
+            let value =
+                u32::from(unsafe { *self.base.add(line + (k + i).min(self.k - 1) as usize) });
             if row < self.rows && k + i < self.k {
-                // SAFETY: inside the matrix.
-                u32::from(unsafe { *self.base.add(line + (k + i) as usize) })
+                value
             } else {
                 0
             }
@@ -137,10 +143,14 @@ impl<const K_CONTIGUOUS: bool> HalfOperand<K_CONTIGUOUS> {
             // SAFETY: inside the matrix and 16-byte aligned, as above.
             return unsafe { (*(self.base.add(line + row as usize) as *const Words16)).0 };
         }
+        // Clamped loads, as in k_run.
+        let line = k.min(self.k - 1) as usize * self.rows as usize;
         let element = |i: u32| {
+            // SAFETY: a clamped K index and row: inside the matrix.
+            let value =
+                u32::from(unsafe { *self.base.add(line + (row + i).min(self.rows - 1) as usize) });
             if k < self.k && row + i < self.rows {
-                // SAFETY: inside the matrix.
-                u32::from(unsafe { *self.base.add(line + (row + i) as usize) })
+                value
             } else {
                 0
             }

@@ -280,6 +280,19 @@ impl<O: Float> Output<O> {
         }
     }
 
+    /// Writes this wave's accumulators (of step `S`) of the workgroup's tile of `C` (see
+    /// [`Output::write`]).
+    ///
+    /// # Safety
+    /// As for [`Output::write`].
+    #[inline(always)]
+    pub unsafe fn write_block<S: Step>(&self, acc: &Accumulators<S::Core>) {
+        let (row0, col0) = block_origin();
+        let (wave_row, wave_col) = wave_origin();
+        // SAFETY: as the caller guarantees.
+        unsafe { self.write::<S>(acc, row0, col0, wave_row, wave_col) };
+    }
+
     /// Writes this wave's accumulators (of step `S`): element `(r, c)` of the block tile is
     /// `C[row0 + r][col0 + c]`, written when inside `m x n`. The bounds are checked once per
     /// block: a block inside `C` writes unchecked, and when the accumulators hold runs of 4
@@ -459,16 +472,16 @@ unsafe fn write_run<O: Float>(p: *mut O, values: [f32; RUN as usize]) {
 }
 
 /// Runs the GEMM of this workgroup's tile over `k_tiles` K tiles: stages A and B through LDS
-/// with `a` and `b`, accumulates with `S`, and writes `out`. Workgroup-wide; the workgroup is
-/// `(workgroup_id_x, workgroup_id_y)` = (column tile, row tile) of `C`. When both stages say
-/// every tile is inside their matrices ([`Stage::is_full`]) the loop fetches without checks
-/// ([`Stage::fetch_full`]); else every tile goes through [`Stage::fetch`].
+/// with `a` and `b`, accumulates with `S` ([`product`]), and writes `out`
+/// ([`Output::write_block`]). Workgroup-wide; the workgroup is `(workgroup_id_x,
+/// workgroup_id_y)` = (column tile, row tile) of `C`.
 ///
 /// Dynamic LDS: `2 * (A::LDS_BYTES + B::LDS_BYTES)` bytes.
 ///
 /// # Safety
 /// The stages' and the output's pointers must hold the matrices they describe, and the
-/// launch must give the dynamic LDS above, with workgroups of [`THREADS`](crate::gemm::THREADS) work-items.
+/// launch must give the dynamic LDS above, with workgroups of [`THREADS`](crate::gemm::THREADS)
+/// work-items.
 #[inline(always)]
 pub unsafe fn gemm<A: Stage, B: Stage, S: Step, O: Float>(
     a: &A,
@@ -476,26 +489,51 @@ pub unsafe fn gemm<A: Stage, B: Stage, S: Step, O: Float>(
     k_tiles: u32,
     out: &Output<O>,
 ) {
+    // SAFETY: as the caller guarantees.
+    unsafe {
+        let acc = product::<A, B, S>(a, b, k_tiles);
+        out.write_block::<S>(&acc);
+    }
+}
+
+/// The first row and column, within the workgroup's tile, of this wave's tile.
+#[inline(always)]
+fn wave_origin() -> (u32, u32) {
     let wave = wave_id();
-    let (wave_row, wave_col) = (
+    (
         (wave / WAVE_GRID_COLS) * WAVE_ROWS,
         (wave % WAVE_GRID_COLS) * WAVE_COLS,
-    );
+    )
+}
+
+/// This wave's accumulators of the workgroup's tile of `A B` over `k_tiles` K tiles, staged
+/// through LDS with `a` and `b` and multiplied with `S` (see [`gemm`]). When both stages say
+/// every tile is inside their matrices ([`Stage::is_full`]) the loop fetches without checks
+/// ([`Stage::fetch_full`]); else every tile goes through [`Stage::fetch`]. Kernels whose
+/// operands come in several kinds (the 16-bit layouts) call it once per kind and write the
+/// result once, so that the epilogue's code is not repeated per kind.
+///
+/// # Safety
+/// As for [`gemm`].
+#[inline(always)]
+pub unsafe fn product<A: Stage, B: Stage, S: Step>(
+    a: &A,
+    b: &B,
+    k_tiles: u32,
+) -> Accumulators<S::Core> {
+    let (wave_row, wave_col) = wave_origin();
     let full = a.is_full(k_tiles) && b.is_full(k_tiles);
     // SAFETY: as the caller guarantees; the unchecked loop only when every tile is inside.
-    let acc = unsafe {
+    unsafe {
         if full {
             accumulate::<A, B, S, true>(a, b, k_tiles, wave_row, wave_col)
         } else {
             accumulate::<A, B, S, false>(a, b, k_tiles, wave_row, wave_col)
         }
-    };
-    let (row0, col0) = block_origin();
-    // SAFETY: as the caller guarantees.
-    unsafe { out.write::<S>(&acc, row0, col0, wave_row, wave_col) };
+    }
 }
 
-/// The main loop of [`gemm`]: the wave tile's accumulators over `k_tiles` K tiles, fetched
+/// The main loop of [`product`]: the wave tile's accumulators over `k_tiles` K tiles, fetched
 /// with [`Stage::fetch_full`] when `FULL`, else with [`Stage::fetch`].
 ///
 /// # Safety
@@ -525,7 +563,7 @@ unsafe fn accumulate<A: Stage, B: Stage, S: Step, const FULL: bool>(
         b.store(held_b, buffer(0).add(A::LDS_BYTES as usize));
     }
     workgroup_barrier();
-    // SAFETY: buffer t holds tile t, staged and published by the last barrier.
+    // SAFETY: buffer t (of two) holds the tile staged and published by the last barrier.
     let step = |acc: &mut Accumulators<S::Core>, t: u32| unsafe {
         let staged = buffer(t);
         S::step(
@@ -539,17 +577,19 @@ unsafe fn accumulate<A: Stage, B: Stage, S: Step, const FULL: bool>(
     if FULL {
         // Tile t + 1's global loads are issued before tile t's matrix instructions and written
         // to LDS after them.
+        // `$parity` is `$t % 2`, written as a constant where it is one, so that the buffers'
+        // offsets are constants too.
         macro_rules! tile_then_next {
-            ($t:expr) => {{
-                let t: u32 = $t;
+            ($t:expr, $parity:expr) => {{
+                let (t, parity): (u32, u32) = ($t, $parity);
                 // SAFETY: as above.
                 let (held_a, held_b) =
                     unsafe { (fetch::<A, FULL>(a, t + 1), fetch::<B, FULL>(b, t + 1)) };
-                step(&mut acc, t);
+                step(&mut acc, parity);
                 // SAFETY: the other buffer's last readers (tile t - 1) passed the barrier that
                 // ended their iteration.
                 unsafe {
-                    let staging = buffer(t + 1);
+                    let staging = buffer(parity + 1);
                     a.store(held_a, staging);
                     b.store(held_b, staging.add(A::LDS_BYTES as usize));
                 }
@@ -560,25 +600,32 @@ unsafe fn accumulate<A: Stage, B: Stage, S: Step, const FULL: bool>(
         // place: with a tile that might have no successor inside the body, LLVM gave the
         // body's first tile other accumulator registers than its last and copied all 64 back
         // at the end of every iteration (a v_accvgpr_mov each).
-        let mut t = 0;
+        if k_tiles == 1 {
+            step(&mut acc, 0);
+            return acc;
+        }
+        // Tile 0 outside the loop: its matrix instructions start from constant zeros, so no
+        // register is set to zero before them.
+        tile_then_next!(0, 0);
+        let mut t = 1;
         if cfg!(iron_matrix = "mfma") {
             // Two tiles per iteration on CDNA (on RDNA the longer body would spill).
             while t + 2 < k_tiles {
-                tile_then_next!(t);
-                tile_then_next!(t + 1);
+                tile_then_next!(t, 1);
+                tile_then_next!(t + 1, 0);
                 t += 2;
             }
             if t + 1 < k_tiles {
-                tile_then_next!(t);
+                tile_then_next!(t, 1);
                 t += 1;
             }
         } else {
             while t + 1 < k_tiles {
-                tile_then_next!(t);
+                tile_then_next!(t, t % 2);
                 t += 1;
             }
         }
-        step(&mut acc, t);
+        step(&mut acc, t % 2);
         return acc;
     }
     // Edge tiles (and stages without unchecked loads: the decoding ones): global loads two
@@ -586,20 +633,28 @@ unsafe fn accumulate<A: Stage, B: Stage, S: Step, const FULL: bool>(
     // a stage computes for its writes is never live beside the fragments.
     // SAFETY: as above.
     let mut held = (k_tiles > 1).then(|| unsafe { (a.fetch(1), b.fetch(1)) });
-    for t in 0..k_tiles {
-        if let Some((held_a, held_b)) = held {
-            // SAFETY: the other buffer's last readers (tile t - 1) passed the barrier that
-            // ended their iteration.
-            unsafe {
-                let staging = buffer(t + 1);
-                a.store(held_a, staging);
-                b.store(held_b, staging.add(A::LDS_BYTES as usize));
+    macro_rules! edge_tile {
+        ($t:expr) => {{
+            let t: u32 = $t;
+            if let Some((held_a, held_b)) = held {
+                // SAFETY: the other buffer's last readers (tile t - 1) passed the barrier that
+                // ended their iteration.
+                unsafe {
+                    let staging = buffer(t + 1);
+                    a.store(held_a, staging);
+                    b.store(held_b, staging.add(A::LDS_BYTES as usize));
+                }
             }
-        }
-        // SAFETY: as above.
-        held = (t + 2 < k_tiles).then(|| unsafe { (a.fetch(t + 2), b.fetch(t + 2)) });
-        step(&mut acc, t);
-        workgroup_barrier();
+            // SAFETY: as above.
+            held = (t + 2 < k_tiles).then(|| unsafe { (a.fetch(t + 2), b.fetch(t + 2)) });
+            step(&mut acc, t);
+            workgroup_barrier();
+        }};
+    }
+    // Tile 0 outside the loop, as in the unchecked loop above.
+    edge_tile!(0);
+    for t in 1..k_tiles {
+        edge_tile!(t);
     }
     acc
 }
