@@ -633,28 +633,20 @@ unsafe fn accumulate<A: Stage, B: Stage, S: Step, const FULL: bool>(
     // a stage computes for its writes is never live beside the fragments.
     // SAFETY: as above.
     let mut held = (k_tiles > 1).then(|| unsafe { (a.fetch(1), b.fetch(1)) });
-    macro_rules! edge_tile {
-        ($t:expr) => {{
-            let t: u32 = $t;
-            if let Some((held_a, held_b)) = held {
-                // SAFETY: the other buffer's last readers (tile t - 1) passed the barrier that
-                // ended their iteration.
-                unsafe {
-                    let staging = buffer(t + 1);
-                    a.store(held_a, staging);
-                    b.store(held_b, staging.add(A::LDS_BYTES as usize));
-                }
+    for t in 0..k_tiles {
+        if let Some((held_a, held_b)) = held {
+            // SAFETY: the other buffer's last readers (tile t - 1) passed the barrier that
+            // ended their iteration.
+            unsafe {
+                let staging = buffer(t + 1);
+                a.store(held_a, staging);
+                b.store(held_b, staging.add(A::LDS_BYTES as usize));
             }
-            // SAFETY: as above.
-            held = (t + 2 < k_tiles).then(|| unsafe { (a.fetch(t + 2), b.fetch(t + 2)) });
-            step(&mut acc, t);
-            workgroup_barrier();
-        }};
-    }
-    // Tile 0 outside the loop, as in the unchecked loop above.
-    edge_tile!(0);
-    for t in 1..k_tiles {
-        edge_tile!(t);
+        }
+        // SAFETY: as above.
+        held = (t + 2 < k_tiles).then(|| unsafe { (a.fetch(t + 2), b.fetch(t + 2)) });
+        step(&mut acc, t);
+        workgroup_barrier();
     }
     acc
 }
