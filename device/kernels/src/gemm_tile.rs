@@ -12,7 +12,8 @@
 //! matrices ([`Stage::is_full`]), the loads take no checks ([`Stage::fetch_full`]) and the loop
 //! selects nothing per tile: at tile `t` it issues tile `t + 1`'s global loads, computes tile
 //! `t` from LDS while they are in flight, then writes tile `t + 1` into the other LDS buffer
-//! (on CDNA two tiles per iteration, which keeps LLVM from copying the accumulators).
+//! (two tiles per iteration, so that the LDS buffers' offsets are constants; tile 0 before the
+//! loop, so that its matrix instructions start from constant zeros).
 //! Otherwise (edge tiles, and stages without unchecked loads such as the decoding ones) global
 //! loads run two tiles ahead: at tile `t` it writes tile `t + 1` (loaded during tile `t - 1`)
 //! into the other buffer, starts loading tile `t + 2`, then computes tile `t`; writing before
@@ -333,11 +334,19 @@ impl<O: Float> Output<O> {
                     unsafe { self.write_runs::<S::Core, true>(acc[tm][tn], row, col) }
                 });
             }
+        } else if !runs && interior {
+            // Where the accumulators hold no runs (gfx11), a block inside C on its own path: with
+            // the bounds test merged in, every element took an exec mask update and a branch.
+            each_tile!(S::Core, |tm, tn| {
+                let (row, col) = (row0 + tm as u32 * tile, col0 + tn as u32 * tile);
+                // SAFETY: the block is inside C.
+                unsafe { self.write_tile::<S, true>(acc[tm][tn], row, col) }
+            });
         } else {
             each_tile!(S::Core, |tm, tn| {
                 let (row, col) = (row0 + tm as u32 * tile, col0 + tn as u32 * tile);
                 // SAFETY: as the caller guarantees.
-                unsafe { self.write_tile::<S>(acc[tm][tn], row, col, interior) }
+                unsafe { self.write_tile::<S, false>(acc[tm][tn], row, col) }
             });
         }
     }
@@ -387,18 +396,17 @@ impl<O: Float> Output<O> {
     }
 
     /// Writes one instruction tile's accumulator (of step `S`), whose tile starts at
-    /// `(row, col)` of `C`, element by element; `interior` when the whole block tile is inside
+    /// `(row, col)` of `C`, element by element; `INTERIOR` when the whole block tile is inside
     /// `C` (no checks then).
     ///
     /// # Safety
-    /// As for [`Output::write`].
+    /// As for [`Output::write`]; with `INTERIOR`, the block tile must lie inside `C`.
     #[inline(always)]
-    unsafe fn write_tile<S: Step>(
+    unsafe fn write_tile<S: Step, const INTERIOR: bool>(
         &self,
         tile: <S::Core as MatrixCore>::Acc,
         row: u32,
         col: u32,
-        interior: bool,
     ) {
         let lane = lane_id();
         let at = |i: u32| {
@@ -411,7 +419,7 @@ impl<O: Float> Output<O> {
         };
         for i in 0..<<S::Core as MatrixCore>::Acc as Accumulate>::LEN {
             let (row, col) = at(i as u32);
-            if interior || (row < self.m && col < self.n) {
+            if INTERIOR || (row < self.m && col < self.n) {
                 let at = row as usize * self.n as usize + col as usize;
                 let mut value = self.alpha * tile.element(i);
                 if self.beta != 0.0 {
@@ -608,22 +616,15 @@ unsafe fn accumulate<A: Stage, B: Stage, S: Step, const FULL: bool>(
         // register is set to zero before them.
         tile_then_next!(0, 0);
         let mut t = 1;
-        if cfg!(iron_matrix = "mfma") {
-            // Two tiles per iteration on CDNA (on RDNA the longer body would spill).
-            while t + 2 < k_tiles {
-                tile_then_next!(t, 1);
-                tile_then_next!(t + 1, 0);
-                t += 2;
-            }
-            if t + 1 < k_tiles {
-                tile_then_next!(t, 1);
-                t += 1;
-            }
-        } else {
-            while t + 1 < k_tiles {
-                tile_then_next!(t, t % 2);
-                t += 1;
-            }
+        // Two tiles per iteration: the LDS buffers' offsets are constants.
+        while t + 2 < k_tiles {
+            tile_then_next!(t, 1);
+            tile_then_next!(t + 1, 0);
+            t += 2;
+        }
+        if t + 1 < k_tiles {
+            tile_then_next!(t, 1);
+            t += 1;
         }
         step(&mut acc, t % 2);
         return acc;
