@@ -10,7 +10,7 @@
 //! object's metadata carries as `.reqd_workgroup_size`), before `llc` compiles it.
 
 use crate::error::{Context, Error, Result, bail};
-use crate::target::Target;
+use crate::target::{Family, Target};
 use crate::toolchain::{Tools, run};
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -214,7 +214,7 @@ pub fn compile_and_link(tools: &Tools, target: Target, ir: &str, out_dir: &Path)
     if target.wave == 64 && target.gfx.default_wave() == 32 {
         llc_args.push("-mattr=+wavefrontsize64".into());
     }
-    if target.gfx.matrix_cfg() == "mfma" {
+    if target.gfx.family == Family::Cdna {
         // MFMA accumulators in VGPRs rather than AGPRs (docs/toolchain.md, "MFMA accumulators"):
         // in AGPRs the GEMM's main loop copied every accumulator once per iteration, and every
         // matrix kernel needed more registers (lower occupancy).
