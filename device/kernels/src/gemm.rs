@@ -45,8 +45,9 @@
 //!
 //! Tiling (see `gemm_tile`): each workgroup computes a 128 x 128 tile of `C` as instruction
 //! tiles (32 x 32 on CDNA, 16 x 16 on RDNA), each wave 64 x 64 of it (4 waves of 64 lanes) or
-//! 64 x 32 (8 waves of 32 lanes); K tiles of 32 (16-bit) or 64 (FP8) elements are staged in LDS (K-contiguous, rows
-//! of 64 bytes whose 16-byte chunks are swizzled against bank conflicts), double-buffered. A
+//! 64 x 32 (8 waves of 32 lanes); K tiles of 32 (16-bit) or 64 (FP8) elements are staged in
+//! LDS (K-contiguous, rows of 64 bytes whose 16-byte chunks are swizzled against bank
+//! conflicts), double-buffered. A
 //! block whose K tiles all lie inside both matrices (aligned as the 16-byte loads need: `k` a
 //! multiple of the K tile, K-contiguous rows and rows-contiguous columns a multiple of 8
 //! elements) runs a loop without per-tile checks. A block inside `C` with `n` a multiple of 4
@@ -161,11 +162,10 @@ unsafe fn gemm_half<I: Mma, O: Float>(
     bias: *const f32,
     alpha: f32,
     beta: f32,
-    (m, n, k): (u32, u32, u32),
+    shape: (u32, u32, u32),
     flags: u32,
 ) {
     let layouts = (flags & FLAG_A_COL_MAJOR == 0, flags & FLAG_B_COL_MAJOR != 0);
-    let shape = (m, n, k);
     // SAFETY: as the caller guarantees.
     let acc = unsafe {
         match layouts {
@@ -175,6 +175,7 @@ unsafe fn gemm_half<I: Mma, O: Float>(
             (false, false) => half_product::<I, false, false>(a, b, shape),
         }
     };
+    let (m, n, _) = shape;
     let out = Output::new(c, bias, alpha, beta, m, n, flags);
     // SAFETY: as the caller guarantees.
     unsafe { out.write_block::<PlainStep<I, HALF_TILE_K>>(&acc) };
