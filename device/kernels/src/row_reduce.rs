@@ -40,13 +40,11 @@ use iron_intrinsics::kernel;
 #[inline(always)]
 fn order_key(x: f32) -> u32 {
     let bits = x.to_bits();
-    if x.is_nan() {
-        u32::MAX
-    } else if bits >> 31 == 1 {
-        !bits
-    } else {
-        bits | 0x8000_0000
-    }
+    // All ones for a negative x (the key is !bits), the sign bit alone otherwise (bits | sign),
+    // and a select for NaN: written as branches, LLVM kept an exec-masked branch per element
+    // wherever it did not flatten them.
+    let flip = ((bits as i32 >> 31) as u32) | 0x8000_0000;
+    core::hint::select_unpredictable(x.is_nan(), u32::MAX, bits ^ flip)
 }
 
 /// The f32 of an [`order_key`] (`u32::MAX` gives a NaN).
@@ -62,11 +60,8 @@ fn from_order_key(key: u32) -> f32 {
 /// [`order_key`] with the two zeros equal, for argmax ties.
 #[inline(always)]
 fn argmax_key(x: f32) -> u32 {
-    if x.to_bits() & 0x7FFF_FFFF == 0 {
-        order_key(0.0)
-    } else {
-        order_key(x)
-    }
+    // Adding +0 turns -0 into +0 and leaves every other value's order as it was.
+    order_key(x + 0.0)
 }
 
 /// A reduction of a row to one value.
