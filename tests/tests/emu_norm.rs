@@ -3,9 +3,10 @@
 //! held in registers and rows too long for them), rows with a large mean (LayerNorm's two-pass
 //! variance), rows holding zeros, subnormals, a NaN or an infinity; poisoned outputs with a guard
 //! zone; and the emulator's counts: a row that fits is read once, a longer one once per pass.
-//! Rows of `k * PACK * block` elements (whole waves of at most 512, `k` in 1, 2, 4, 8) run on the held-row
-//! instances `<norm>_<t>_c<k>`, the others on the general kernel: [`HELD_ROW_SHAPES`] picks each
-//! instance on each wave size, and every device runs them all.
+//! Rows of `k * PACK * block` elements (whole waves of at most 512, `k` in 1, 2, 4, 8, 16) run on
+//! the held-row instances `<norm>_<t>_c<k>`, or `<norm>_<t>_c<k>w1` when the block is one wave (`k`
+//! in 4, 8, 16), the others on the general kernel: [`HELD_ROW_SHAPES`] picks each instance on
+//! each wave size, and every device runs them all.
 
 mod common;
 
@@ -38,7 +39,8 @@ impl Norm {
     fn held(self) -> HeldRows {
         HeldRows {
             base: self.name(),
-            chunks: &[1, 2, 4, 8],
+            chunks: &[1, 2, 4, 8, 16],
+            one_wave: &[4, 8, 16],
             max_block: 512,
         }
     }

@@ -2,8 +2,9 @@
 //! bf16 on every emulated gfx, against the oracles: empty, tiny, odd-width (single-element
 //! accesses), 16-byte-chunked and long rows; rows holding NaN, infinities, signed zeros and ties;
 //! poisoned outputs with a guard zone; and the emulator's counts (the input read once, one value
-//! written per row). Rows of `k * PACK * block` elements (whole waves, `k` in 1, 2, 4, 8, and 16
-//! for sum and max) run on the held-row instances `row_<op>_<t>_c<k>`, the others on the general
+//! written per row). Rows of `k * PACK * block` elements (whole waves, `k` in 1, 2, 4, 8, 16 for
+//! sum and max and 32 for sum) run on the held-row instances `row_<op>_<t>_c<k>`, the sum's on
+//! `row_sum_<t>_c<k>w1` when the block is one wave (`k` in 8, 16), the others on the general
 //! kernel; every device runs each of them.
 
 mod common;
@@ -187,11 +188,12 @@ fn check_argmax<T: TestFloat>(
 fn held(base: &'static str) -> HeldRows {
     HeldRows {
         base,
-        chunks: if base == "row_argmax" {
-            &[1, 2, 4, 8]
-        } else {
-            &[1, 2, 4, 8, 16]
+        chunks: match base {
+            "row_argmax" => &[1, 2, 4, 8],
+            "row_max" => &[1, 2, 4, 8, 16],
+            _ => &[1, 2, 4, 8, 16, 32],
         },
+        one_wave: if base == "row_sum" { &[8, 16] } else { &[] },
         max_block: 512,
     }
 }

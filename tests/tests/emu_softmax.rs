@@ -52,6 +52,7 @@ fn softmax_rows<T: TestFloat>(rng: &mut StdRng, rows: usize, cols: usize) -> Vec
 const HELD: HeldRows = HeldRows {
     base: "softmax",
     chunks: &[1, 2, 4],
+    one_wave: &[],
     max_block: 1024,
 };
 

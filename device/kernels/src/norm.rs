@@ -294,22 +294,33 @@ pub fn layernorm_bf16(
 /// RMSNorm of rows of exactly `CHUNKS * V * workgroup_size` elements, each work-item holding
 /// `CHUNKS` chunks of `V` (`V` = [`Float::PACK`]) in registers; the library launches it for
 /// such rows (rows of other lengths are left unwritten). Workgroups of up to 512 work-items: at
-/// 1024 LLVM gets 128 VGPRs per work-item, and the 8-chunk bf16 LayerNorm spills on gfx942.
+/// 1024 LLVM gets 128 VGPRs per work-item, and the 8-chunk bf16 LayerNorm spills on gfx942. The
+/// `_c<k>w1` instances run in a workgroup of exactly one wave (any other size leaves the rows
+/// unwritten): constant chunk offsets, and a reduction without LDS or barrier.
 /// Otherwise as `rmsnorm_<t>`.
 #[kernel(
     max_threads = 512,
     whole_waves,
     dynamic_lds = |threads, wave| 4 * threads / wave,
     instances = [
-        rmsnorm_f32_c1<f32, 4, 1>, rmsnorm_f32_c2<f32, 4, 2>,
-        rmsnorm_f32_c4<f32, 4, 4>, rmsnorm_f32_c8<f32, 4, 8>,
-        rmsnorm_f16_c1<f16, 8, 1>, rmsnorm_f16_c2<f16, 8, 2>,
-        rmsnorm_f16_c4<f16, 8, 4>, rmsnorm_f16_c8<f16, 8, 8>,
-        rmsnorm_bf16_c1<bf16, 8, 1>, rmsnorm_bf16_c2<bf16, 8, 2>,
-        rmsnorm_bf16_c4<bf16, 8, 4>, rmsnorm_bf16_c8<bf16, 8, 8>,
+        rmsnorm_f32_c1<f32, 4, 1, 0>, rmsnorm_f32_c2<f32, 4, 2, 0>,
+        rmsnorm_f32_c4<f32, 4, 4, 0>, rmsnorm_f32_c8<f32, 4, 8, 0>,
+        rmsnorm_f32_c16<f32, 4, 16, 0>,
+        rmsnorm_f32_c4w1<f32, 4, 4, 1>, rmsnorm_f32_c8w1<f32, 4, 8, 1>,
+        rmsnorm_f32_c16w1<f32, 4, 16, 1>,
+        rmsnorm_f16_c1<f16, 8, 1, 0>, rmsnorm_f16_c2<f16, 8, 2, 0>,
+        rmsnorm_f16_c4<f16, 8, 4, 0>, rmsnorm_f16_c8<f16, 8, 8, 0>,
+        rmsnorm_f16_c16<f16, 8, 16, 0>,
+        rmsnorm_f16_c4w1<f16, 8, 4, 1>, rmsnorm_f16_c8w1<f16, 8, 8, 1>,
+        rmsnorm_f16_c16w1<f16, 8, 16, 1>,
+        rmsnorm_bf16_c1<bf16, 8, 1, 0>, rmsnorm_bf16_c2<bf16, 8, 2, 0>,
+        rmsnorm_bf16_c4<bf16, 8, 4, 0>, rmsnorm_bf16_c8<bf16, 8, 8, 0>,
+        rmsnorm_bf16_c16<bf16, 8, 16, 0>,
+        rmsnorm_bf16_c4w1<bf16, 8, 4, 1>, rmsnorm_bf16_c8w1<bf16, 8, 8, 1>,
+        rmsnorm_bf16_c16w1<bf16, 8, 16, 1>,
     ]
 )]
-pub fn rmsnorm_held<T: Float, const V: usize, const CHUNKS: usize>(
+pub fn rmsnorm_held<T: Float, const V: usize, const CHUNKS: usize, const WAVES: u32>(
     x: *const T,
     weight: *const T,
     y: *mut T,
@@ -317,8 +328,9 @@ pub fn rmsnorm_held<T: Float, const V: usize, const CHUNKS: usize>(
     cols: u32,
     eps: f32,
 ) {
-    if let Some((values, y_row)) = held_row_with_output::<T, V, CHUNKS>(x, y, rows, cols) {
-        rmsnorm_row::<T, V, V>(&values, weight, y_row, cols, eps, sum_once);
+    if let Some((values, y_row)) = held_row_with_output::<T, V, CHUNKS, WAVES>(x, y, rows, cols) {
+        let sum = |partial, slot| sum_once(partial, slot, values.waves());
+        rmsnorm_row::<T, V, V>(&values, weight, y_row, cols, eps, sum);
     }
 }
 
@@ -329,15 +341,24 @@ pub fn rmsnorm_held<T: Float, const V: usize, const CHUNKS: usize>(
     whole_waves,
     dynamic_lds = |threads, wave| 8 * threads / wave,
     instances = [
-        layernorm_f32_c1<f32, 4, 1>, layernorm_f32_c2<f32, 4, 2>,
-        layernorm_f32_c4<f32, 4, 4>, layernorm_f32_c8<f32, 4, 8>,
-        layernorm_f16_c1<f16, 8, 1>, layernorm_f16_c2<f16, 8, 2>,
-        layernorm_f16_c4<f16, 8, 4>, layernorm_f16_c8<f16, 8, 8>,
-        layernorm_bf16_c1<bf16, 8, 1>, layernorm_bf16_c2<bf16, 8, 2>,
-        layernorm_bf16_c4<bf16, 8, 4>, layernorm_bf16_c8<bf16, 8, 8>,
+        layernorm_f32_c1<f32, 4, 1, 0>, layernorm_f32_c2<f32, 4, 2, 0>,
+        layernorm_f32_c4<f32, 4, 4, 0>, layernorm_f32_c8<f32, 4, 8, 0>,
+        layernorm_f32_c16<f32, 4, 16, 0>,
+        layernorm_f32_c4w1<f32, 4, 4, 1>, layernorm_f32_c8w1<f32, 4, 8, 1>,
+        layernorm_f32_c16w1<f32, 4, 16, 1>,
+        layernorm_f16_c1<f16, 8, 1, 0>, layernorm_f16_c2<f16, 8, 2, 0>,
+        layernorm_f16_c4<f16, 8, 4, 0>, layernorm_f16_c8<f16, 8, 8, 0>,
+        layernorm_f16_c16<f16, 8, 16, 0>,
+        layernorm_f16_c4w1<f16, 8, 4, 1>, layernorm_f16_c8w1<f16, 8, 8, 1>,
+        layernorm_f16_c16w1<f16, 8, 16, 1>,
+        layernorm_bf16_c1<bf16, 8, 1, 0>, layernorm_bf16_c2<bf16, 8, 2, 0>,
+        layernorm_bf16_c4<bf16, 8, 4, 0>, layernorm_bf16_c8<bf16, 8, 8, 0>,
+        layernorm_bf16_c16<bf16, 8, 16, 0>,
+        layernorm_bf16_c4w1<bf16, 8, 4, 1>, layernorm_bf16_c8w1<bf16, 8, 8, 1>,
+        layernorm_bf16_c16w1<bf16, 8, 16, 1>,
     ]
 )]
-pub fn layernorm_held<T: Float, const V: usize, const CHUNKS: usize>(
+pub fn layernorm_held<T: Float, const V: usize, const CHUNKS: usize, const WAVES: u32>(
     x: *const T,
     weight: *const T,
     bias: *const T,
@@ -346,7 +367,8 @@ pub fn layernorm_held<T: Float, const V: usize, const CHUNKS: usize>(
     cols: u32,
     eps: f32,
 ) {
-    if let Some((values, y_row)) = held_row_with_output::<T, V, CHUNKS>(x, y, rows, cols) {
-        layernorm_row::<T, V, V>(&values, weight, bias, y_row, cols, eps, sum_once);
+    if let Some((values, y_row)) = held_row_with_output::<T, V, CHUNKS, WAVES>(x, y, rows, cols) {
+        let sum = |partial, slot| sum_once(partial, slot, values.waves());
+        layernorm_row::<T, V, V>(&values, weight, bias, y_row, cols, eps, sum);
     }
 }

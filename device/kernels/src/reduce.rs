@@ -17,7 +17,7 @@
 
 use crate::flat::{BLOCK, Chunk, partial_span, span_is_whole};
 use crate::row::lanes_fold;
-use crate::row_exchange::sum_once_in;
+use crate::row_exchange::sum_once;
 use iron_intrinsics::id::{workgroup_id_x, workitem_id_x};
 use iron_intrinsics::kernel;
 use iron_intrinsics::target::WAVE;
@@ -54,7 +54,7 @@ pub fn sum_f32(x: *const f32, partials: *mut f32, n: u32) {
         partial_span::<4>(n, CHUNKS, |i| sum += unsafe { *x.add(i) });
         sum
     };
-    let total = sum_once_in::<BLOCK, _>(partial, 0) + 0.0;
+    let total = sum_once(partial, 0, BLOCK / WAVE) + 0.0;
     if workitem_id_x() == 0 {
         // SAFETY: partials holds one element per launched workgroup.
         unsafe { *partials.add(workgroup_id_x() as usize) = total };

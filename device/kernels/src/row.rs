@@ -15,7 +15,9 @@
 //! work-item); kernels written against [`RowValues`] run on both.
 
 use crate::dtype::{Float, load_near, widen};
+use crate::row_exchange::launched_waves;
 use iron_intrinsics::id::{workgroup_id_x, workgroup_size_x, workitem_id_x};
+use iron_intrinsics::target::WAVE;
 
 /// Elements of a row each work-item can hold in registers (32 VGPRs).
 pub const RESIDENT_ELEMS: usize = 32;
@@ -62,6 +64,12 @@ pub trait RowValues<const V: usize> {
     /// Calls `f(chunk, values)` for each chunk of the row this work-item owns, in increasing
     /// order of chunk.
     fn visit(&self, f: impl FnMut(u32, [f32; V]));
+
+    /// The waves of the workgroup that shares the row, for its reductions.
+    #[inline(always)]
+    fn waves(&self) -> u32 {
+        launched_waves()
+    }
 }
 
 /// A share read from memory at each visit.
@@ -161,23 +169,46 @@ impl<const V: usize> RowValues<V> for Resident<V> {
 /// `CHUNKS * workgroup_size` chunks, so no chunk is guarded and no register is idle. The chunks
 /// are kept as read and widened at each visit (LLVM merges the widenings, so in practice the
 /// registers hold them widened, `CHUNKS * V` f32 values).
-pub struct Held<T, const V: usize, const CHUNKS: usize> {
+///
+/// `WAVES` is the workgroup's size in waves when the instance fixes it (0: any size, read from
+/// the dispatch packet). A fixed size makes the chunks' offsets and the reductions' wave count
+/// constants: the addresses become immediate offsets, and a one-wave workgroup reduces without
+/// LDS, barrier or branch.
+pub struct Held<T, const V: usize, const CHUNKS: usize, const WAVES: u32 = 0> {
     values: [[T; V]; CHUNKS],
     first: u32,
     stride: u32,
 }
 
-impl<T: Float, const V: usize, const CHUNKS: usize> Held<T, V, CHUNKS> {
+impl<T: Float, const V: usize, const CHUNKS: usize, const WAVES: u32> Held<T, V, CHUNKS, WAVES> {
+    /// The workgroup's size in work-items: `WAVES` waves, or as launched when `WAVES` is 0.
+    #[inline(always)]
+    fn workgroup_size() -> u32 {
+        if WAVES == 0 {
+            workgroup_size_x()
+        } else {
+            WAVES * WAVE
+        }
+    }
+
+    /// Whether the workgroup has the instance's size and a row of `cols` elements is exactly its
+    /// `CHUNKS * V * workgroup_size` (the same answer in every work-item).
+    #[inline(always)]
+    fn covers(cols: u32) -> bool {
+        let size = Self::workgroup_size();
+        (WAVES == 0 || workgroup_size_x() == size) && cols == (CHUNKS * V) as u32 * size
+    }
+
     /// Reads this work-item's chunks `t, t + W, ..., t + (CHUNKS - 1) * W` of the row starting at
     /// `row` (work-item `t` of a workgroup of `W`).
     ///
     /// # Safety
     /// `row` must hold `CHUNKS * W * V` elements (less than 4 GiB), 16-byte aligned when `V`
-    /// elements fill 16 bytes.
+    /// elements fill 16 bytes, and the workgroup must have the instance's size.
     #[inline(always)]
     pub unsafe fn load(row: *const T) -> Self {
         let first = workitem_id_x();
-        let stride = workgroup_size_x();
+        let stride = Self::workgroup_size();
         // SAFETY: chunk first + k * stride < CHUNKS * W, inside the row the caller vouched for.
         let values =
             core::array::from_fn(|k| unsafe { load_near::<T, V>(row, first + k as u32 * stride) });
@@ -187,9 +218,7 @@ impl<T: Float, const V: usize, const CHUNKS: usize> Held<T, V, CHUNKS> {
             stride,
         }
     }
-}
 
-impl<T: Float, const V: usize, const CHUNKS: usize> Held<T, V, CHUNKS> {
     /// The row's chunk number of held chunk `k` (`k < CHUNKS`).
     #[inline(always)]
     pub fn chunk(&self, k: usize) -> u32 {
@@ -203,33 +232,59 @@ impl<T: Float, const V: usize, const CHUNKS: usize> Held<T, V, CHUNKS> {
     }
 }
 
-impl<T: Float, const V: usize, const CHUNKS: usize> RowValues<V> for Held<T, V, CHUNKS> {
+/// Runs `$body` with `$k` bound to each of the constants `0, 1, ..., $n - 1` in turn (`$n` a
+/// constant, at most 32), as straight-line code. LLVM leaves a loop over a large body rolled (the
+/// bf16 LayerNorm's output pass at 16 chunks), and a held array indexed in a rolled loop goes to
+/// scratch; here every index is a constant from the start.
+macro_rules! each_index_below {
+    ($n:expr, |$k:ident| $body:expr) => {
+        each_index_below!(@ $n, $k, $body;
+            0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31)
+    };
+    (@ $n:expr, $k:ident, $body:expr; $($i:literal)*) => {{
+        const { assert!($n <= 32) };
+        $(
+            if $i < $n {
+                let $k: usize = $i;
+                $body;
+            }
+        )*
+    }};
+}
+
+impl<T: Float, const V: usize, const CHUNKS: usize, const WAVES: u32> RowValues<V>
+    for Held<T, V, CHUNKS, WAVES>
+{
     #[inline(always)]
     fn visit(&self, mut f: impl FnMut(u32, [f32; V])) {
-        for k in 0..CHUNKS {
-            f(self.chunk(k), self.values(k));
-        }
+        each_index_below!(CHUNKS, |k| f(self.chunk(k), self.values(k)));
+    }
+
+    #[inline(always)]
+    fn waves(&self) -> u32 {
+        Self::workgroup_size() / WAVE
     }
 }
 
 /// This workgroup's row of `x` held in registers (`CHUNKS` chunks of `V` = [`Float::PACK`]
-/// elements per work-item) and the row's index: `None` when the workgroup has no row or the row
+/// elements per work-item, in a workgroup of `WAVES` waves or, for 0, of any size) and the row's
+/// index: `None` when the workgroup has no row, has another size than the instance's, or the row
 /// is not exactly `CHUNKS * V * workgroup_size` elements. Workgroup-uniform.
 #[inline(always)]
-pub fn held_row<T: Float, const V: usize, const CHUNKS: usize>(
+pub fn held_row<T: Float, const V: usize, const CHUNKS: usize, const WAVES: u32>(
     x: *const T,
     rows: u32,
     cols: u32,
-) -> Option<(Held<T, V, CHUNKS>, usize)> {
+) -> Option<(Held<T, V, CHUNKS, WAVES>, usize)> {
     const { assert!(V == T::PACK) };
     let r = this_workgroups_row(rows)?;
-    if cols != (CHUNKS * V) as u32 * workgroup_size_x() {
+    if !Held::<T, V, CHUNKS, WAVES>::covers(cols) {
         return None;
     }
     // SAFETY: x holds rows * cols elements; row r starts 16-byte aligned (cols is a multiple of
-    // V) and holds CHUNKS * V * workgroup_size elements.
+    // V) and holds CHUNKS * V * workgroup_size elements, the workgroup having the instance's size.
     Some((
-        unsafe { Held::<T, V, CHUNKS>::load(x.add(r * cols as usize)) },
+        unsafe { Held::<T, V, CHUNKS, WAVES>::load(x.add(r * cols as usize)) },
         r,
     ))
 }
@@ -237,13 +292,13 @@ pub fn held_row<T: Float, const V: usize, const CHUNKS: usize>(
 /// This workgroup's row of `x` held in registers, as [`held_row`], and the start of its row of
 /// `y`, a `[rows, cols]` output like `x`.
 #[inline(always)]
-pub fn held_row_with_output<T: Float, const V: usize, const CHUNKS: usize>(
+pub fn held_row_with_output<T: Float, const V: usize, const CHUNKS: usize, const WAVES: u32>(
     x: *const T,
     y: *mut T,
     rows: u32,
     cols: u32,
-) -> Option<(Held<T, V, CHUNKS>, *mut T)> {
-    let (values, r) = held_row::<T, V, CHUNKS>(x, rows, cols)?;
+) -> Option<(Held<T, V, CHUNKS, WAVES>, *mut T)> {
+    let (values, r) = held_row::<T, V, CHUNKS, WAVES>(x, rows, cols)?;
     // SAFETY: y holds rows * cols elements, like x, and r < rows.
     Some((values, unsafe { y.add(r * cols as usize) }))
 }

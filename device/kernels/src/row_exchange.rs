@@ -12,9 +12,11 @@ use iron_intrinsics::{
     wave::{self, WaveNum},
 };
 
-/// Waves in the workgroup as launched (its size a multiple of [`WAVE`]).
+/// Waves in the workgroup as launched (its size a multiple of [`WAVE`]), read from the dispatch
+/// packet: the `waves` argument of the reductions for a kernel whose workgroup size is not a
+/// constant.
 #[inline(always)]
-fn waves() -> u32 {
+pub fn launched_waves() -> u32 {
     workgroup_size_x() / WAVE
 }
 
@@ -67,28 +69,23 @@ fn reduce_once<T: WaveNum>(
     }
 }
 
-/// The sum of `x` over the workgroup through slot `slot`, in every work-item; see the module.
+/// The sum of `x` over the workgroup of `waves` waves through slot `slot`, in every work-item;
+/// see the module. A constant `waves` (1 in a one-wave instance) folds the exchange away.
 #[inline(always)]
-pub fn sum_once<T: WaveNum>(x: T, slot: u32) -> T {
-    reduce_once(x, slot, waves(), T::ZERO, wave::reduce_sum, T::add)
+pub fn sum_once<T: WaveNum>(x: T, slot: u32, waves: u32) -> T {
+    reduce_once(x, slot, waves, T::ZERO, wave::reduce_sum, T::add)
 }
 
-/// [`sum_once`] in a kernel compiled for workgroups of `BLOCK` work-items (`#[kernel(block =
-/// BLOCK)]`), which knows its number of waves without reading the dispatch packet.
+/// The maximum of `x` over the workgroup of `waves` waves through slot `slot` (for floats a NaN
+/// is ignored, as `f32::max` does), in every work-item; see the module.
 #[inline(always)]
-pub fn sum_once_in<const BLOCK: u32, T: WaveNum>(x: T, slot: u32) -> T {
-    reduce_once(x, slot, BLOCK / WAVE, T::ZERO, wave::reduce_sum, T::add)
+pub fn max_once<T: WaveNum>(x: T, slot: u32, waves: u32) -> T {
+    reduce_once(x, slot, waves, T::LOWEST, wave::reduce_max, T::max)
 }
 
-/// The maximum of `x` over the workgroup through slot `slot` (for floats a NaN is ignored, as
-/// `f32::max` does), in every work-item; see the module.
+/// The minimum of `x` over the workgroup of `waves` waves through slot `slot`, in every
+/// work-item; see the module.
 #[inline(always)]
-pub fn max_once<T: WaveNum>(x: T, slot: u32) -> T {
-    reduce_once(x, slot, waves(), T::LOWEST, wave::reduce_max, T::max)
-}
-
-/// The minimum of `x` over the workgroup through slot `slot`, in every work-item; see the module.
-#[inline(always)]
-pub fn min_once<T: WaveNum>(x: T, slot: u32) -> T {
-    reduce_once(x, slot, waves(), T::HIGHEST, wave::reduce_min, T::min)
+pub fn min_once<T: WaveNum>(x: T, slot: u32, waves: u32) -> T {
+    reduce_once(x, slot, waves, T::HIGHEST, wave::reduce_min, T::min)
 }

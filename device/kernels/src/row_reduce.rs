@@ -20,9 +20,11 @@
 //! rows); dynamic LDS of `4 * workgroup_size / WAVE` bytes for sum and max, twice that for argmax
 //! (256 bytes covers every size and target).
 //!
-//! `row_<op>_<t>_c<k>` (`k` in 1, 2, 4, 8, and 16 for sum and max) take rows of exactly `k * PACK * workgroup_size`
-//! elements (`PACK` = 4 for f32, 8 for f16/bf16), each work-item holding `k` chunks of `PACK` in
-//! registers: no loop and no unused chunk. The library launches them for such rows. Their
+//! `row_<op>_<t>_c<k>` (`k` in 1, 2, 4, 8, 16 for sum and max, and 32 for sum) take rows of exactly
+//! `k * PACK * workgroup_size` elements (`PACK` = 4 for f32, 8 for f16/bf16), each work-item
+//! holding `k` chunks of `PACK` in registers: no loop and no unused chunk. `row_sum_<t>_c<k>w1`
+//! (`k` in 8, 16) do the same in a workgroup of exactly one wave, which reduces without LDS; other
+//! workgroup sizes leave their rows unwritten. The library launches them for such rows. Their
 //! workgroups have up to 512 work-items: at 1024 LLVM gets 128 VGPRs per work-item, and the bf16
 //! instances holding 64 or 128 elements spill on gfx942.
 
@@ -89,7 +91,7 @@ impl Reduction for Sum {
                 lanes[l] += v[l];
             }
         });
-        sum_once(lanes_fold(lanes, |a, b| a + b), 0) + 0.0
+        sum_once(lanes_fold(lanes, |a, b| a + b), 0, values.waves()) + 0.0
     }
 }
 
@@ -106,7 +108,7 @@ impl Reduction for Max {
                 best = best.max(order_key(x));
             }
         });
-        from_order_key(max_once(best, 0))
+        from_order_key(max_once(best, 0, values.waves()))
     }
 }
 
@@ -128,9 +130,9 @@ impl Reduction for Argmax {
                 }
             }
         });
-        let row_best = max_once(best, 0);
+        let row_best = max_once(best, 0, values.waves());
         let candidate = if best == row_best { index } else { u32::MAX };
-        min_once(candidate, 1)
+        min_once(candidate, 1, values.waves())
     }
 }
 
@@ -236,13 +238,13 @@ pub fn row_argmax_bf16(x: *const bf16, out: *mut u32, rows: u32, cols: u32) {
 /// `R`, and stores the result at `out[row]` from work-item 0; rows of another length are left
 /// unwritten.
 #[inline(always)]
-fn reduce_held<T: Float, R: Reduction, const V: usize, const CHUNKS: usize>(
+fn reduce_held<T: Float, R: Reduction, const V: usize, const CHUNKS: usize, const WAVES: u32>(
     x: *const T,
     out: *mut R::Out,
     rows: u32,
     cols: u32,
 ) {
-    let Some((values, r)) = held_row::<T, V, CHUNKS>(x, rows, cols) else {
+    let Some((values, r)) = held_row::<T, V, CHUNKS, WAVES>(x, rows, cols) else {
         return;
     };
     let result = R::reduce(&values);
@@ -258,24 +260,27 @@ fn reduce_held<T: Float, R: Reduction, const V: usize, const CHUNKS: usize>(
     whole_waves,
     dynamic_lds = |threads, wave| 4 * threads / wave,
     instances = [
-        row_sum_f32_c1<f32, 4, 1>, row_sum_f32_c2<f32, 4, 2>,
-        row_sum_f32_c4<f32, 4, 4>, row_sum_f32_c8<f32, 4, 8>,
-        row_sum_f32_c16<f32, 4, 16>,
-        row_sum_f16_c1<f16, 8, 1>, row_sum_f16_c2<f16, 8, 2>,
-        row_sum_f16_c4<f16, 8, 4>, row_sum_f16_c8<f16, 8, 8>,
-        row_sum_f16_c16<f16, 8, 16>,
-        row_sum_bf16_c1<bf16, 8, 1>, row_sum_bf16_c2<bf16, 8, 2>,
-        row_sum_bf16_c4<bf16, 8, 4>, row_sum_bf16_c8<bf16, 8, 8>,
-        row_sum_bf16_c16<bf16, 8, 16>,
+        row_sum_f32_c1<f32, 4, 1, 0>, row_sum_f32_c2<f32, 4, 2, 0>,
+        row_sum_f32_c4<f32, 4, 4, 0>, row_sum_f32_c8<f32, 4, 8, 0>,
+        row_sum_f32_c16<f32, 4, 16, 0>, row_sum_f32_c32<f32, 4, 32, 0>,
+        row_sum_f32_c8w1<f32, 4, 8, 1>, row_sum_f32_c16w1<f32, 4, 16, 1>,
+        row_sum_f16_c1<f16, 8, 1, 0>, row_sum_f16_c2<f16, 8, 2, 0>,
+        row_sum_f16_c4<f16, 8, 4, 0>, row_sum_f16_c8<f16, 8, 8, 0>,
+        row_sum_f16_c16<f16, 8, 16, 0>, row_sum_f16_c32<f16, 8, 32, 0>,
+        row_sum_f16_c8w1<f16, 8, 8, 1>, row_sum_f16_c16w1<f16, 8, 16, 1>,
+        row_sum_bf16_c1<bf16, 8, 1, 0>, row_sum_bf16_c2<bf16, 8, 2, 0>,
+        row_sum_bf16_c4<bf16, 8, 4, 0>, row_sum_bf16_c8<bf16, 8, 8, 0>,
+        row_sum_bf16_c16<bf16, 8, 16, 0>, row_sum_bf16_c32<bf16, 8, 32, 0>,
+        row_sum_bf16_c8w1<bf16, 8, 8, 1>, row_sum_bf16_c16w1<bf16, 8, 16, 1>,
     ]
 )]
-pub fn row_sum_held<T: Float, const V: usize, const CHUNKS: usize>(
+pub fn row_sum_held<T: Float, const V: usize, const CHUNKS: usize, const WAVES: u32>(
     x: *const T,
     out: *mut f32,
     rows: u32,
     cols: u32,
 ) {
-    reduce_held::<T, Sum, V, CHUNKS>(x, out, rows, cols);
+    reduce_held::<T, Sum, V, CHUNKS, WAVES>(x, out, rows, cols);
 }
 
 /// Maximum of each row of exactly `CHUNKS * V * workgroup_size` elements, as f32; see the module
@@ -302,7 +307,7 @@ pub fn row_max_held<T: Float, const V: usize, const CHUNKS: usize>(
     rows: u32,
     cols: u32,
 ) {
-    reduce_held::<T, Max, V, CHUNKS>(x, out, rows, cols);
+    reduce_held::<T, Max, V, CHUNKS, 0>(x, out, rows, cols);
 }
 
 /// Index of the first maximum of each row of exactly `CHUNKS * V * workgroup_size` elements; see
@@ -326,5 +331,5 @@ pub fn row_argmax_held<T: Float, const V: usize, const CHUNKS: usize>(
     rows: u32,
     cols: u32,
 ) {
-    reduce_held::<T, Argmax, V, CHUNKS>(x, out, rows, cols);
+    reduce_held::<T, Argmax, V, CHUNKS, 0>(x, out, rows, cols);
 }

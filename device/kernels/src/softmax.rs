@@ -186,7 +186,7 @@ fn softmax_held_row<T: Float, const V: usize, const CHUNKS: usize>(
             lane_max[l] = lane_max[l].max(v[l]);
         }
     }
-    let max = max_once(lanes_fold(lane_max, f32::max), 0);
+    let max = max_once(lanes_fold(lane_max, f32::max), 0, values.waves());
     // -0 is the exact identity of addition: the first exponentials' additions fold away.
     let mut sums = [-0.0f32; V];
     let mut exps = [[0.0f32; V]; CHUNKS];
@@ -197,7 +197,7 @@ fn softmax_held_row<T: Float, const V: usize, const CHUNKS: usize>(
             sums[l] += chunk[l];
         }
     }
-    let inverse = 1.0 / sum_once(lanes_fold(sums, |a, b| a + b), 1);
+    let inverse = 1.0 / sum_once(lanes_fold(sums, |a, b| a + b), 1, values.waves());
     for (k, e) in exps.iter().enumerate() {
         // SAFETY: held chunk k lies in the row.
         unsafe { store_near::<T, V>(y_row, values.chunk(k), narrow(e.map(|e| e * inverse))) };
@@ -228,7 +228,7 @@ pub fn softmax_held<T: Float, const V: usize, const CHUNKS: usize>(
     rows: u32,
     cols: u32,
 ) {
-    if let Some((values, y_row)) = held_row_with_output::<T, V, CHUNKS>(x, y, rows, cols) {
+    if let Some((values, y_row)) = held_row_with_output::<T, V, CHUNKS, 0>(x, y, rows, cols) {
         softmax_held_row::<T, V, CHUNKS>(&values, y_row);
     }
 }

@@ -15,6 +15,7 @@ use iron_kernels::{cast, elementwise, elementwise_float, norm, row_reduce, softm
 pub use iron_kernels::dtype::{bf16, f16};
 
 use super::Library;
+use super::geometry::HeldShape;
 use super::kernels::FloatKernels;
 
 /// A float type of the library's kernels: f32, [`f16`](struct@f16) or [`bf16`]. Kernels compute in f32 and
@@ -74,19 +75,51 @@ pub(crate) type Rows<I, O> = fn(*const I, *mut O, u32, u32);
 pub(crate) type Rmsnorm<T> = fn(*const T, *const T, *mut T, u32, u32, f32);
 /// The signature of `layernorm_<t>`.
 pub(crate) type Layernorm<T> = fn(*const T, *const T, *const T, *mut T, u32, u32, f32);
-/// The chunks (of [`sealed::FloatDecls::PACK`] elements) each work-item holds in the held-row
-/// instances of the norms (`rmsnorm_<t>_c<k>`, `layernorm_<t>_c<k>`), in the order of their
+/// The held-row instances of the norms (`rmsnorm_<t>_c<k>[w1]`, `layernorm_<t>_c<k>[w1]`), in the
+/// order of their tables: chunks of [`sealed::FloatDecls::PACK`] elements per work-item, in
+/// workgroups of any size and of one wave.
+pub(crate) const NORM_HELD_SHAPES: [HeldShape; 8] = [
+    HeldShape::any(1),
+    HeldShape::any(2),
+    HeldShape::any(4),
+    HeldShape::any(8),
+    HeldShape::any(16),
+    HeldShape::one_wave(4),
+    HeldShape::one_wave(8),
+    HeldShape::one_wave(16),
+];
+/// The held-row instances of softmax (`softmax_<t>_c<k>`), in the order of their tables.
+pub(crate) const SOFTMAX_HELD_SHAPES: [HeldShape; 3] =
+    [HeldShape::any(1), HeldShape::any(2), HeldShape::any(4)];
+/// The held-row instances of the row sum (`row_sum_<t>_c<k>[w1]`), in the order of their tables:
+/// none of 32 chunks in one wave, whose 16-bit instances spill on wave32.
+pub(crate) const SUM_HELD_SHAPES: [HeldShape; 8] = [
+    HeldShape::any(1),
+    HeldShape::any(2),
+    HeldShape::any(4),
+    HeldShape::any(8),
+    HeldShape::any(16),
+    HeldShape::any(32),
+    HeldShape::one_wave(8),
+    HeldShape::one_wave(16),
+];
+/// The held-row instances of the row maximum (`row_max_<t>_c<k>`), in the order of their
+/// tables: none of 32 chunks, whose 16-bit instances spill on wave32.
+pub(crate) const MAX_HELD_SHAPES: [HeldShape; 5] = [
+    HeldShape::any(1),
+    HeldShape::any(2),
+    HeldShape::any(4),
+    HeldShape::any(8),
+    HeldShape::any(16),
+];
+/// The held-row instances of the row argmax (`row_argmax_<t>_c<k>`), in the order of their
 /// tables.
-pub(crate) const NORM_HELD_CHUNKS: [u32; 4] = [1, 2, 4, 8];
-/// The chunks each work-item holds in the held-row instances of softmax (`softmax_<t>_c<k>`), in
-/// the order of their tables.
-pub(crate) const SOFTMAX_HELD_CHUNKS: [u32; 3] = [1, 2, 4];
-/// The chunks each work-item holds in the held-row instances of the row sum and maximum
-/// (`row_sum_<t>_c<k>`, `row_max_<t>_c<k>`), in the order of their tables.
-pub(crate) const REDUCE_HELD_CHUNKS: [u32; 5] = [1, 2, 4, 8, 16];
-/// The chunks each work-item holds in the held-row instances of the row argmax
-/// (`row_argmax_<t>_c<k>`), in the order of their tables.
-pub(crate) const ARGMAX_HELD_CHUNKS: [u32; 4] = [1, 2, 4, 8];
+pub(crate) const ARGMAX_HELD_SHAPES: [HeldShape; 4] = [
+    HeldShape::any(1),
+    HeldShape::any(2),
+    HeldShape::any(4),
+    HeldShape::any(8),
+];
 
 /// The signature of a cast from `I` to `O`.
 pub(crate) type Convert<I, O> = fn(*const I, *mut O, u32);
@@ -124,19 +157,19 @@ pub(crate) mod sealed {
         const RMSNORM: KernelDecl<Rmsnorm<Self>>;
         /// `layernorm_<t>`.
         const LAYERNORM: KernelDecl<Layernorm<Self>>;
-        /// `row_sum_<t>_c<k>` for the chunks per work-item in [`REDUCE_HELD_CHUNKS`].
-        const ROW_SUM_HELD: [KernelDecl<Rows<Self, f32>>; 5];
-        /// `row_max_<t>_c<k>` for the chunks per work-item in [`REDUCE_HELD_CHUNKS`].
+        /// `row_sum_<t>_c<k>` for the shapes in [`SUM_HELD_SHAPES`].
+        const ROW_SUM_HELD: [KernelDecl<Rows<Self, f32>>; 8];
+        /// `row_max_<t>_c<k>` for the shapes in [`MAX_HELD_SHAPES`].
         const ROW_MAX_HELD: [KernelDecl<Rows<Self, f32>>; 5];
-        /// `row_argmax_<t>_c<k>` for the chunks per work-item in [`ARGMAX_HELD_CHUNKS`].
+        /// `row_argmax_<t>_c<k>` for the shapes in [`ARGMAX_HELD_SHAPES`].
         const ROW_ARGMAX_HELD: [KernelDecl<Rows<Self, u32>>; 4];
-        /// `rmsnorm_<t>_c<k>` for the chunks per work-item in [`NORM_HELD_CHUNKS`].
-        const RMSNORM_HELD: [KernelDecl<Rmsnorm<Self>>; 4];
-        /// `layernorm_<t>_c<k>` for the chunks per work-item in [`NORM_HELD_CHUNKS`].
-        const LAYERNORM_HELD: [KernelDecl<Layernorm<Self>>; 4];
+        /// `rmsnorm_<t>_c<k>` for the shapes in [`NORM_HELD_SHAPES`].
+        const RMSNORM_HELD: [KernelDecl<Rmsnorm<Self>>; 8];
+        /// `layernorm_<t>_c<k>` for the shapes in [`NORM_HELD_SHAPES`].
+        const LAYERNORM_HELD: [KernelDecl<Layernorm<Self>>; 8];
         /// `softmax_<t>`.
         const SOFTMAX: KernelDecl<Rows<Self, Self>>;
-        /// `softmax_<t>_c<k>` for the chunks per work-item in [`SOFTMAX_HELD_CHUNKS`].
+        /// `softmax_<t>_c<k>` for the shapes in [`SOFTMAX_HELD_SHAPES`].
         const SOFTMAX_HELD: [KernelDecl<Rows<Self, Self>>; 3];
         /// `cast_<t>_to_fp8_<format>`, in the order of [`Fp8Format::ALL`].
         const TO_FP8: [KernelDecl<Convert<Self, u8>>; 4];
@@ -182,12 +215,15 @@ pub(crate) mod sealed {
         const ROW_SUM: KernelDecl<Rows<f32, f32>> = row_reduce::row_sum_f32;
         const ROW_MAX: KernelDecl<Rows<f32, f32>> = row_reduce::row_max_f32;
         const ROW_ARGMAX: KernelDecl<Rows<f32, u32>> = row_reduce::row_argmax_f32;
-        const ROW_SUM_HELD: [KernelDecl<Rows<f32, f32>>; 5] = [
+        const ROW_SUM_HELD: [KernelDecl<Rows<f32, f32>>; 8] = [
             row_reduce::row_sum_f32_c1,
             row_reduce::row_sum_f32_c2,
             row_reduce::row_sum_f32_c4,
             row_reduce::row_sum_f32_c8,
             row_reduce::row_sum_f32_c16,
+            row_reduce::row_sum_f32_c32,
+            row_reduce::row_sum_f32_c8w1,
+            row_reduce::row_sum_f32_c16w1,
         ];
         const ROW_MAX_HELD: [KernelDecl<Rows<f32, f32>>; 5] = [
             row_reduce::row_max_f32_c1,
@@ -204,17 +240,25 @@ pub(crate) mod sealed {
         ];
         const RMSNORM: KernelDecl<Rmsnorm<f32>> = norm::rmsnorm_f32;
         const LAYERNORM: KernelDecl<Layernorm<f32>> = norm::layernorm_f32;
-        const RMSNORM_HELD: [KernelDecl<Rmsnorm<f32>>; 4] = [
+        const RMSNORM_HELD: [KernelDecl<Rmsnorm<f32>>; 8] = [
             norm::rmsnorm_f32_c1,
             norm::rmsnorm_f32_c2,
             norm::rmsnorm_f32_c4,
             norm::rmsnorm_f32_c8,
+            norm::rmsnorm_f32_c16,
+            norm::rmsnorm_f32_c4w1,
+            norm::rmsnorm_f32_c8w1,
+            norm::rmsnorm_f32_c16w1,
         ];
-        const LAYERNORM_HELD: [KernelDecl<Layernorm<f32>>; 4] = [
+        const LAYERNORM_HELD: [KernelDecl<Layernorm<f32>>; 8] = [
             norm::layernorm_f32_c1,
             norm::layernorm_f32_c2,
             norm::layernorm_f32_c4,
             norm::layernorm_f32_c8,
+            norm::layernorm_f32_c16,
+            norm::layernorm_f32_c4w1,
+            norm::layernorm_f32_c8w1,
+            norm::layernorm_f32_c16w1,
         ];
         const SOFTMAX: KernelDecl<Rows<f32, f32>> = softmax::softmax_f32;
         const SOFTMAX_HELD: [KernelDecl<Rows<f32, f32>>; 3] = [
@@ -247,12 +291,15 @@ pub(crate) mod sealed {
         const ROW_SUM: KernelDecl<Rows<f16, f32>> = row_reduce::row_sum_f16;
         const ROW_MAX: KernelDecl<Rows<f16, f32>> = row_reduce::row_max_f16;
         const ROW_ARGMAX: KernelDecl<Rows<f16, u32>> = row_reduce::row_argmax_f16;
-        const ROW_SUM_HELD: [KernelDecl<Rows<f16, f32>>; 5] = [
+        const ROW_SUM_HELD: [KernelDecl<Rows<f16, f32>>; 8] = [
             row_reduce::row_sum_f16_c1,
             row_reduce::row_sum_f16_c2,
             row_reduce::row_sum_f16_c4,
             row_reduce::row_sum_f16_c8,
             row_reduce::row_sum_f16_c16,
+            row_reduce::row_sum_f16_c32,
+            row_reduce::row_sum_f16_c8w1,
+            row_reduce::row_sum_f16_c16w1,
         ];
         const ROW_MAX_HELD: [KernelDecl<Rows<f16, f32>>; 5] = [
             row_reduce::row_max_f16_c1,
@@ -269,17 +316,25 @@ pub(crate) mod sealed {
         ];
         const RMSNORM: KernelDecl<Rmsnorm<f16>> = norm::rmsnorm_f16;
         const LAYERNORM: KernelDecl<Layernorm<f16>> = norm::layernorm_f16;
-        const RMSNORM_HELD: [KernelDecl<Rmsnorm<f16>>; 4] = [
+        const RMSNORM_HELD: [KernelDecl<Rmsnorm<f16>>; 8] = [
             norm::rmsnorm_f16_c1,
             norm::rmsnorm_f16_c2,
             norm::rmsnorm_f16_c4,
             norm::rmsnorm_f16_c8,
+            norm::rmsnorm_f16_c16,
+            norm::rmsnorm_f16_c4w1,
+            norm::rmsnorm_f16_c8w1,
+            norm::rmsnorm_f16_c16w1,
         ];
-        const LAYERNORM_HELD: [KernelDecl<Layernorm<f16>>; 4] = [
+        const LAYERNORM_HELD: [KernelDecl<Layernorm<f16>>; 8] = [
             norm::layernorm_f16_c1,
             norm::layernorm_f16_c2,
             norm::layernorm_f16_c4,
             norm::layernorm_f16_c8,
+            norm::layernorm_f16_c16,
+            norm::layernorm_f16_c4w1,
+            norm::layernorm_f16_c8w1,
+            norm::layernorm_f16_c16w1,
         ];
         const SOFTMAX: KernelDecl<Rows<f16, f16>> = softmax::softmax_f16;
         const SOFTMAX_HELD: [KernelDecl<Rows<f16, f16>>; 3] = [
@@ -312,12 +367,15 @@ pub(crate) mod sealed {
         const ROW_SUM: KernelDecl<Rows<bf16, f32>> = row_reduce::row_sum_bf16;
         const ROW_MAX: KernelDecl<Rows<bf16, f32>> = row_reduce::row_max_bf16;
         const ROW_ARGMAX: KernelDecl<Rows<bf16, u32>> = row_reduce::row_argmax_bf16;
-        const ROW_SUM_HELD: [KernelDecl<Rows<bf16, f32>>; 5] = [
+        const ROW_SUM_HELD: [KernelDecl<Rows<bf16, f32>>; 8] = [
             row_reduce::row_sum_bf16_c1,
             row_reduce::row_sum_bf16_c2,
             row_reduce::row_sum_bf16_c4,
             row_reduce::row_sum_bf16_c8,
             row_reduce::row_sum_bf16_c16,
+            row_reduce::row_sum_bf16_c32,
+            row_reduce::row_sum_bf16_c8w1,
+            row_reduce::row_sum_bf16_c16w1,
         ];
         const ROW_MAX_HELD: [KernelDecl<Rows<bf16, f32>>; 5] = [
             row_reduce::row_max_bf16_c1,
@@ -334,17 +392,25 @@ pub(crate) mod sealed {
         ];
         const RMSNORM: KernelDecl<Rmsnorm<bf16>> = norm::rmsnorm_bf16;
         const LAYERNORM: KernelDecl<Layernorm<bf16>> = norm::layernorm_bf16;
-        const RMSNORM_HELD: [KernelDecl<Rmsnorm<bf16>>; 4] = [
+        const RMSNORM_HELD: [KernelDecl<Rmsnorm<bf16>>; 8] = [
             norm::rmsnorm_bf16_c1,
             norm::rmsnorm_bf16_c2,
             norm::rmsnorm_bf16_c4,
             norm::rmsnorm_bf16_c8,
+            norm::rmsnorm_bf16_c16,
+            norm::rmsnorm_bf16_c4w1,
+            norm::rmsnorm_bf16_c8w1,
+            norm::rmsnorm_bf16_c16w1,
         ];
-        const LAYERNORM_HELD: [KernelDecl<Layernorm<bf16>>; 4] = [
+        const LAYERNORM_HELD: [KernelDecl<Layernorm<bf16>>; 8] = [
             norm::layernorm_bf16_c1,
             norm::layernorm_bf16_c2,
             norm::layernorm_bf16_c4,
             norm::layernorm_bf16_c8,
+            norm::layernorm_bf16_c16,
+            norm::layernorm_bf16_c4w1,
+            norm::layernorm_bf16_c8w1,
+            norm::layernorm_bf16_c16w1,
         ];
         const SOFTMAX: KernelDecl<Rows<bf16, bf16>> = softmax::softmax_bf16;
         const SOFTMAX_HELD: [KernelDecl<Rows<bf16, bf16>>; 3] = [

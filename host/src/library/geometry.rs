@@ -139,14 +139,39 @@ pub(crate) fn rows<F>(
     LaunchConfig::new([rows, 1, 1], block).with_dynamic_lds(kernel.dynamic_lds_for(block))
 }
 
-/// The held-row instance (from `kernels`, holding `chunks[k]` chunks per work-item) and its
-/// geometry for `rows` rows of `cols` elements of `pack` elements per chunk, when one covers the
-/// row exactly: `cols = chunks * pack * block` with the block a multiple of the wave size and
-/// within the kernel's and the device's maximum. The most chunks per work-item wins (the fewest
-/// waves per row; `chunks` is increasing); `None` leaves the row to the general kernel.
+/// The shape of a held-row instance: the chunks each work-item holds, and the workgroup's size
+/// in waves when the instance fixes it (its `w<n>` suffix; 0 for any whole number of waves).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct HeldShape {
+    /// Chunks per work-item.
+    pub(crate) chunks: u32,
+    /// The workgroup's waves, or 0 for any number.
+    pub(crate) waves: u32,
+}
+
+impl HeldShape {
+    /// An instance holding `chunks` chunks per work-item in a workgroup of any whole number of
+    /// waves.
+    pub(crate) const fn any(chunks: u32) -> Self {
+        Self { chunks, waves: 0 }
+    }
+
+    /// An instance holding `chunks` chunks per work-item in a workgroup of exactly one wave,
+    /// whose reductions need no LDS and whose chunk offsets are constants.
+    pub(crate) const fn one_wave(chunks: u32) -> Self {
+        Self { chunks, waves: 1 }
+    }
+}
+
+/// The held-row instance (from `kernels`, of shape `shapes[k]`) and its geometry for `rows` rows
+/// of `cols` elements of `pack` elements per chunk, when one covers the row exactly: `cols =
+/// chunks * pack * block` with the block a multiple of the wave size, within the kernel's and the
+/// device's maximum, and of the instance's waves when it fixes them. The last matching entry of
+/// `shapes` wins (the tables list the preferred instances last: the one-wave ones, and more
+/// chunks per work-item before fewer waves); `None` leaves the row to the general kernel.
 pub(crate) fn held_rows<'k, F, const N: usize>(
     kernels: &'k [TypedKernel<F>; N],
-    chunks: [u32; N],
+    shapes: [HeldShape; N],
     device: &DeviceProperties,
     rows: u32,
     cols: usize,
@@ -157,13 +182,10 @@ pub(crate) fn held_rows<'k, F, const N: usize>(
         let largest = metadata
             .max_flat_workgroup_size
             .min(device.max_threads_per_block);
-        held_block(
-            cols,
-            pack * chunks[k] as usize,
-            metadata.wavefront_size,
-            largest,
-        )
-        .map(|block| (k, block))
+        let wave = metadata.wavefront_size;
+        let block = held_block(cols, pack * shapes[k].chunks as usize, wave, largest)?;
+        let waves = shapes[k].waves;
+        (waves == 0 || block == waves * wave).then_some((k, block))
     })?;
     let kernel = &kernels[k];
     let block = [block, 1, 1];
@@ -178,13 +200,13 @@ pub(crate) fn held_rows<'k, F, const N: usize>(
 pub(crate) fn held_or_general<'k, F, const N: usize>(
     general: &'k TypedKernel<F>,
     held: &'k [TypedKernel<F>; N],
-    chunks: [u32; N],
+    shapes: [HeldShape; N],
     device: &DeviceProperties,
     rows: u32,
     cols: usize,
     pack: usize,
 ) -> (&'k TypedKernel<F>, LaunchConfig) {
-    held_rows(held, chunks, device, rows, cols, pack)
+    held_rows(held, shapes, device, rows, cols, pack)
         .unwrap_or_else(|| (general, self::rows(general, device, rows, cols)))
 }
 

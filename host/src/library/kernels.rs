@@ -34,26 +34,24 @@ pub struct FloatKernels<T> {
     pub(crate) row_sum: TypedKernel<Rows<T, f32>>,
     pub(crate) row_max: TypedKernel<Rows<T, f32>>,
     pub(crate) row_argmax: TypedKernel<Rows<T, u32>>,
-    /// `row_sum_<t>_c<k>`, in the order of
-    /// [`REDUCE_HELD_CHUNKS`](super::dtype::REDUCE_HELD_CHUNKS).
-    pub(crate) row_sum_held: [TypedKernel<Rows<T, f32>>; 5],
-    /// `row_max_<t>_c<k>`, in the order of
-    /// [`REDUCE_HELD_CHUNKS`](super::dtype::REDUCE_HELD_CHUNKS).
+    /// `row_sum_<t>_c<k>`, in the order of [`SUM_HELD_SHAPES`](super::dtype::SUM_HELD_SHAPES).
+    pub(crate) row_sum_held: [TypedKernel<Rows<T, f32>>; 8],
+    /// `row_max_<t>_c<k>`, in the order of [`MAX_HELD_SHAPES`](super::dtype::MAX_HELD_SHAPES).
     pub(crate) row_max_held: [TypedKernel<Rows<T, f32>>; 5],
     /// `row_argmax_<t>_c<k>`, in the order of
-    /// [`ARGMAX_HELD_CHUNKS`](super::dtype::ARGMAX_HELD_CHUNKS).
+    /// [`ARGMAX_HELD_SHAPES`](super::dtype::ARGMAX_HELD_SHAPES).
     pub(crate) row_argmax_held: [TypedKernel<Rows<T, u32>>; 4],
     pub(crate) rmsnorm: TypedKernel<Rmsnorm<T>>,
     pub(crate) layernorm: TypedKernel<Layernorm<T>>,
     /// `rmsnorm_<t>_c<k>`, in the order of
-    /// [`NORM_HELD_CHUNKS`](super::dtype::NORM_HELD_CHUNKS).
-    pub(crate) rmsnorm_held: [TypedKernel<Rmsnorm<T>>; 4],
+    /// [`NORM_HELD_SHAPES`](super::dtype::NORM_HELD_SHAPES).
+    pub(crate) rmsnorm_held: [TypedKernel<Rmsnorm<T>>; 8],
     /// `layernorm_<t>_c<k>`, in the order of
-    /// [`NORM_HELD_CHUNKS`](super::dtype::NORM_HELD_CHUNKS).
-    pub(crate) layernorm_held: [TypedKernel<Layernorm<T>>; 4],
+    /// [`NORM_HELD_SHAPES`](super::dtype::NORM_HELD_SHAPES).
+    pub(crate) layernorm_held: [TypedKernel<Layernorm<T>>; 8],
     pub(crate) softmax: TypedKernel<Rows<T, T>>,
     /// `softmax_<t>_c<k>`, in the order of
-    /// [`SOFTMAX_HELD_CHUNKS`](super::dtype::SOFTMAX_HELD_CHUNKS).
+    /// [`SOFTMAX_HELD_SHAPES`](super::dtype::SOFTMAX_HELD_SHAPES).
     pub(crate) softmax_held: [TypedKernel<Rows<T, T>>; 3],
     pub(crate) to_fp8: [TypedKernel<Convert<T, u8>>; 4],
 }

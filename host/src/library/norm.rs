@@ -1,12 +1,13 @@
 //! Row normalizations of a row-major `[rows, cols]` tensor (`device/kernels/src/norm.rs`):
 //! RMSNorm and LayerNorm, f32 accumulation, `weight` (and `bias`) of `cols` elements applied to
-//! every row. One workgroup per row. A row of `k * PACK * block` elements (`k` in 8, 4, 2, 1, the
-//! most that gives a block of whole waves within the kernel's maximum of 512) runs on the
-//! instance that holds exactly `k` chunks per work-item; any other row on the general kernel,
-//! which reads a row of up to 32 elements per work-item once.
+//! every row. One workgroup per row. A row of `k * PACK * block` elements runs on an instance
+//! that holds exactly `k` chunks per work-item: the one-wave instance when the block is one wave
+//! (`k` in 16, 8, 4), else the one with the most chunks (`k` in 16, 8, 4, 2, 1) that gives a block
+//! of whole waves within the kernel's maximum of 512; any other row on the general kernel, which
+//! reads a row of up to 32 elements per work-item once.
 
 use super::Library;
-use super::dtype::{Float, NORM_HELD_CHUNKS};
+use super::dtype::{Float, NORM_HELD_SHAPES};
 use super::error::LibraryError;
 use super::geometry::{self, RowShape, check_holds, elements_of, row_shape};
 use crate::device::{DeviceBuffer, Stream};
@@ -59,7 +60,7 @@ impl Library {
         let (kernel, config) = geometry::held_or_general(
             &kernels.rmsnorm,
             &kernels.rmsnorm_held,
-            NORM_HELD_CHUNKS,
+            NORM_HELD_SHAPES,
             device,
             rows,
             cols as usize,
@@ -103,7 +104,7 @@ impl Library {
         let (kernel, config) = geometry::held_or_general(
             &kernels.layernorm,
             &kernels.layernorm_held,
-            NORM_HELD_CHUNKS,
+            NORM_HELD_SHAPES,
             device,
             rows,
             cols as usize,

@@ -1,20 +1,21 @@
 //! Reductions of each row of a row-major `[rows, cols]` tensor to one value
 //! (`device/kernels/src/row_reduce.rs`): sum and maximum (f32 out), index of the first maximum
-//! (u32 out). One workgroup per row; a row of `k * PACK * block` elements (`k` in 16 (sum and max), 8, 4,
-//! 2, 1, the most that gives a block of whole waves) runs on the instance holding exactly `k` chunks per
-//! work-item in registers, any other row on the general kernel.
+//! (u32 out). One workgroup per row; a row of `k * PACK * block` elements (`k` in 32 (sum), 16
+//! (sum and max), 8, 4, 2, 1, the most that gives a block of whole waves) runs on the instance
+//! holding exactly `k` chunks per work-item in registers (the sum's one-wave instance when the
+//! block is one wave), any other row on the general kernel.
 
 use bytemuck::Pod;
 
 use super::Library;
-use super::dtype::{ARGMAX_HELD_CHUNKS, Float, REDUCE_HELD_CHUNKS, Rows};
+use super::dtype::{ARGMAX_HELD_SHAPES, Float, MAX_HELD_SHAPES, Rows, SUM_HELD_SHAPES};
 use super::error::LibraryError;
-use super::geometry::{self, check_holds, elements_of, row_shape};
+use super::geometry::{self, HeldShape, check_holds, elements_of, row_shape};
 use crate::device::{DeviceBuffer, Stream, TypedKernel};
 
 impl Library {
     /// Checks and launches one row reduction writing `out[0..rows]`: the held-row instance of
-    /// `held` (holding `chunks[k]` chunks per work-item) that covers the row exactly, else
+    /// `held` (of shape `shapes[k]`) that covers the row exactly, else
     /// `general`.
     #[allow(
         clippy::too_many_arguments,
@@ -25,7 +26,7 @@ impl Library {
         operation: &'static str,
         general: &TypedKernel<Rows<T, O>>,
         held: &[TypedKernel<Rows<T, O>>; N],
-        chunks: [u32; N],
+        shapes: [HeldShape; N],
         stream: &Stream,
         x: &DeviceBuffer<T>,
         out: &mut DeviceBuffer<O>,
@@ -41,7 +42,7 @@ impl Library {
         let (kernel, config) = geometry::held_or_general(
             general,
             held,
-            chunks,
+            shapes,
             self.device().properties(),
             shape.rows,
             cols,
@@ -73,7 +74,7 @@ impl Library {
             "row_sum",
             general,
             held,
-            REDUCE_HELD_CHUNKS,
+            SUM_HELD_SHAPES,
             stream,
             x,
             out,
@@ -97,7 +98,7 @@ impl Library {
             "row_max",
             general,
             held,
-            REDUCE_HELD_CHUNKS,
+            MAX_HELD_SHAPES,
             stream,
             x,
             out,
@@ -122,7 +123,7 @@ impl Library {
             "row_argmax",
             general,
             held,
-            ARGMAX_HELD_CHUNKS,
+            ARGMAX_HELD_SHAPES,
             stream,
             x,
             out,

@@ -6,7 +6,7 @@
 //! work-item once and a longer one twice (online maximum and sum, then the outputs).
 
 use super::Library;
-use super::dtype::{Float, SOFTMAX_HELD_CHUNKS};
+use super::dtype::{Float, SOFTMAX_HELD_SHAPES};
 use super::error::LibraryError;
 use super::geometry::{self, check_holds, elements_of, row_shape};
 use crate::device::{DeviceBuffer, Stream};
@@ -35,7 +35,7 @@ impl Library {
         let (kernel, config) = geometry::held_or_general(
             &kernels.softmax,
             &kernels.softmax_held,
-            SOFTMAX_HELD_CHUNKS,
+            SOFTMAX_HELD_SHAPES,
             self.device().properties(),
             shape.rows,
             cols,

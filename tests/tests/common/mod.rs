@@ -39,40 +39,54 @@ pub const ROW_SHAPES: [(usize, usize); 11] = [
     (2, 33_024),
 ];
 
-/// Shapes beyond [`ROW_SHAPES`] for the row kernels with held-row instances: rows of 384 to 65536
-/// elements that pick each instance on both wave sizes (with 1, 2 and 3 waves), and widths that
-/// fall back to the general kernel on one wave size or on both (768 f16 on wave64, 65536 f32 over
-/// a block of 1024).
-pub const HELD_ROW_SHAPES: [(usize, usize); 8] = [
+/// Shapes beyond [`ROW_SHAPES`] for the row kernels with held-row instances: rows of 384 to 65,536
+/// elements that pick each instance on both wave sizes (with 1, 2 and 3 waves, and the one-wave
+/// instances), and widths that fall back to the general kernel on one wave size or on both (768
+/// f16 on wave64, 65536 f32 over a block of 1024).
+pub const HELD_ROW_SHAPES: [(usize, usize); 13] = [
     (3, 384),
     (5, 512),
+    (3, 1024),
+    (2, 1536),
     (5, 2048),
     (5, 3072),
+    (2, 6144),
     (2, 768),
     (2, 8192),
+    (1, 12_288),
     (2, 16_384),
+    (1, 24_576),
     (1, 65_536),
 ];
 
-/// A family of row kernels with held-row instances `<base>_<t>_c<k>`: the chunks per work-item of
-/// its instances and their largest block.
+/// A family of row kernels with held-row instances `<base>_<t>_c<k>` (any whole number of waves)
+/// and `<base>_<t>_c<k>w1` (exactly one wave): the chunks per work-item of its instances and their
+/// largest block.
 #[derive(Clone, Copy)]
 pub struct HeldRows {
     /// The general kernel's name without its type, e.g. `softmax`.
     pub base: &'static str,
-    /// The chunks of the instances.
+    /// The chunks of the instances for any number of waves.
     pub chunks: &'static [usize],
+    /// The chunks of the one-wave instances.
+    pub one_wave: &'static [usize],
     /// The instances' largest workgroup.
     pub max_block: usize,
 }
 
 impl HeldRows {
     /// The kernel the library runs for rows of `cols` elements of `T` on waves of `wave`, and
-    /// whether it is a held-row instance: the instance with the most chunks whose block is whole
-    /// waves of at most `max_block`, or the general kernel.
+    /// whether it is a held-row instance: the one-wave instance with the most chunks whose block
+    /// is one wave, else the instance with the most chunks whose block is whole waves of at most
+    /// `max_block`, else the general kernel.
     pub fn expected_kernel<T: TestFloat>(self, cols: usize, wave: u32) -> (String, bool) {
         let general = kernel_name::<T>(self.base);
         let pack = if T::FORMAT == Format::F32 { 4 } else { 8 };
+        for &chunks in self.one_wave.iter().rev() {
+            if cols == chunks * pack * wave as usize {
+                return (format!("{general}_c{chunks}w1"), true);
+            }
+        }
         for &chunks in self.chunks.iter().rev() {
             let per_workitem = chunks * pack;
             if cols > 0 && cols.is_multiple_of(per_workitem) {
@@ -90,7 +104,8 @@ impl HeldRows {
     pub fn assert_all_ran<T: TestFloat>(self, gfx: &str, ran: &std::collections::BTreeSet<String>) {
         let general = kernel_name::<T>(self.base);
         let every = std::iter::once(general.clone())
-            .chain(self.chunks.iter().map(|k| format!("{general}_c{k}")));
+            .chain(self.chunks.iter().map(|k| format!("{general}_c{k}")))
+            .chain(self.one_wave.iter().map(|k| format!("{general}_c{k}w1")));
         for kernel in every {
             assert!(
                 ran.contains(&kernel),
