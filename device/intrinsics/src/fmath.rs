@@ -1,5 +1,6 @@
 //! Elementary functions for kernels (there is no libm on the GPU), in f32: `exp`, `exp2`, `log2`,
-//! `sqrt` and `sin_cos`, and `exp_via_exp2`, a cheaper `exp` for arguments near 0.
+//! `sqrt` and `sin_cos`, `exp_via_exp2`, a cheaper `exp` for arguments near 0, and `exp2_normal`,
+//! the hardware's `2^x` without subnormal results.
 //!
 //! `exp(x)` reduces its argument to `2^n * 2^f` with `n` an integer and `|f| <= 0.5`, carrying
 //! the product `x * log2(e)` as a pair of f32 (the low part by FMA), evaluates `2^f` with the
@@ -9,7 +10,7 @@
 //! 1.65 ulp, measured on a model of these exact steps over 4e7 arguments: "within 2 ulp".
 
 crate::arch::gpu_extern! { "C" {
-    /// `v_exp_f32`: `2^x`, without LLVM's range handling (the caller keeps `|x| <= 1`).
+    /// `v_exp_f32`: `2^x`, without LLVM's range handling (subnormal results flush to 0).
     #[link_name = "llvm.amdgcn.exp2.f32"]
     fn hardware_exp2(x: f32) -> f32;
     /// `v_ldexp_f32`: `x * 2^n`, rounded once (overflow to infinity, underflow to subnormals or 0).
@@ -94,6 +95,17 @@ pub fn exp2(x: f32) -> f32 {
     // SAFETY: pure arithmetic with no preconditions; clamped - n is exact and at most 1/2.
     let result = unsafe { ldexp(hardware_exp2(clamped - n), integer) };
     if x.is_nan() { x } else { result }
+}
+
+/// `2^x` in f32 with the hardware `v_exp_f32` alone: within 1 ulp where the result is a normal
+/// f32, and 0 where it would be below `2^-126` (the instruction flushes subnormal results). One
+/// instruction against [`exp2`]'s eight, for weights `2^(s - max)` of an online softmax, whose
+/// largest term is 1: a weight below `2^-126` changes a sum of at least 1 by less than its
+/// rounding. `-inf` gives 0, `+inf` infinity, NaN NaN.
+#[inline(always)]
+pub fn exp2_normal(x: f32) -> f32 {
+    // SAFETY: pure arithmetic with no preconditions.
+    unsafe { hardware_exp2(x) }
 }
 
 /// `log2(x)` in f32 for positive normal `x` (`x >= 2^-126`), with the hardware `v_log_f32`:

@@ -230,7 +230,7 @@ unsafe fn decode<T: Float>(
 /// The kernel's contract (module docs).
 #[inline(always)]
 unsafe fn combine<T: Float>(partial: *const f32, o: *mut T, rows: u32, splits: u32, head_dim: u32) {
-    use iron_intrinsics::fmath::exp2;
+    use iron_intrinsics::fmath::exp2_normal;
     use iron_intrinsics::id::lane_id;
     use iron_intrinsics::wave::{any, read_lane, reduce_max, reduce_sum};
     let row = workgroup_id_x();
@@ -259,7 +259,7 @@ unsafe fn combine<T: Float>(partial: *const f32, o: *mut T, rows: u32, splits: u
     let mut sum = 0.0;
     for s0 in (0..splits).step_by(WAVE as usize) {
         let (m, l) = stats_from(s0);
-        sum += reduce_sum(l * exp2(m - base));
+        sum += reduce_sum(l * exp2_normal(m - base));
     }
     let inverse = if sum > 0.0 { 1.0 / sum } else { 0.0 };
     // Every lane of the wave stays in the loop while any has a column (the weights come from
@@ -268,7 +268,7 @@ unsafe fn combine<T: Float>(partial: *const f32, o: *mut T, rows: u32, splits: u
     while any(c < head_dim) {
         let mut value = 0.0;
         for s0 in (0..splits).step_by(WAVE as usize) {
-            let weights = exp2(stats_from(s0).0 - base);
+            let weights = exp2_normal(stats_from(s0).0 - base);
             for j in 0..WAVE.min(splits - s0) {
                 let weight = read_lane(weights, j);
                 if c < head_dim {

@@ -27,7 +27,7 @@ use {
     crate::attention::FLAG_CAUSAL,
     crate::attention_tile::{Problem, Rows, query_block, stage_rows, stage_transposed, unroll},
     crate::dtype::Float,
-    iron_intrinsics::fmath::exp2,
+    iron_intrinsics::fmath::exp2_normal,
     iron_intrinsics::id::{lane_id, wave_id},
     iron_intrinsics::lds,
     iron_intrinsics::matrix::{
@@ -139,7 +139,6 @@ unsafe fn attend<T: MfmaInput, const D: u32, const STEPS: usize>(
     problem: &Problem,
 ) {
     const { assert!(STEPS as u32 * 16 == D && STEPS <= 8 && KEY_TILES == 4) };
-    type Core<T> = <T as MfmaInput>::Core;
     type Score<T> = <T as MfmaInput>::ScoreCore;
     let score_steps = (D / <Score<T> as MatrixCore>::K) as usize;
     let score_step_bytes = (<Score<T> as MatrixCore>::K * 2) as usize;
@@ -149,7 +148,9 @@ unsafe fn attend<T: MfmaInput, const D: u32, const STEPS: usize>(
     let v_tile = unsafe { k_tile.add((MFMA_KEYS * k_pitch) as usize) };
     let (wave, lane) = (wave_id(), lane_id());
     // SAFETY: the block's valid rows lie in Q; the K tile holds MFMA_BLOCK_ROWS rows.
-    unsafe { stage_rows::<T, D>(q, (0, MFMA_BLOCK_ROWS, rows.valid), k_tile, k_pitch) };
+    unsafe {
+        stage_rows::<T, D, MFMA_THREADS, true>(q, (0, MFMA_BLOCK_ROWS, rows.valid), k_tile, k_pitch)
+    };
     workgroup_barrier();
     let mut queries = [T::score_zero(); STEPS];
     unroll!(s in [0, 1, 2, 3, 4, 5, 6, 7] {
@@ -163,88 +164,37 @@ unsafe fn attend<T: MfmaInput, const D: u32, const STEPS: usize>(
     });
     workgroup_barrier();
     let row = wave * MFMA_ROWS_PER_WAVE + lane % 16;
-    let limit = rows.limit(row);
-    let group = lane / 16;
-    let mut out = [Accumulator::<4>::zero(); STEPS];
-    let (mut max, mut sum) = (f32::NEG_INFINITY, 0.0f32);
+    let tiles = Tiles {
+        k,
+        v,
+        k_tile,
+        v_tile,
+        k_pitch,
+        end: rows.end,
+        limit: rows.limit(row),
+        group: lane / 16,
+        scale_log2: problem.scale_log2,
+    };
+    let mut state = RowState {
+        out: [Accumulator::<4>::zero(); STEPS],
+        max: f32::NEG_INFINITY,
+        sum: 0.0,
+    };
+    // Tiles below every row's limit need no bounds check and no mask; the rest (the last
+    // partial tile, the causal diagonal) take both.
+    let unmasked = rows.begin + (rows.unmasked_end() - rows.begin) / MFMA_KEYS * MFMA_KEYS;
     let mut tile = rows.begin;
-    while tile < rows.end {
-        // SAFETY: keys below rows.end lie in K and V; both tiles fit the dynamic LDS.
-        unsafe {
-            stage_rows::<T, D>(k, (tile, MFMA_KEYS, rows.end), k_tile, k_pitch);
-            stage_transposed::<T, D>(v, (tile, MFMA_KEYS, rows.end), v_tile, V_PITCH);
-        }
-        workgroup_barrier();
-        let mut scores = [[0.0f32; 4]; KEY_TILES];
-        let mut tile_max = f32::NEG_INFINITY;
-        unroll!(kt in [0, 1, 2, 3] {
-            let mut acc = Accumulator::<4>::zero();
-            unroll!(s in [0, 1, 2, 3, 4, 5, 6, 7] {
-                if s < score_steps {
-                    // SAFETY: 16 staged key rows, one score step of columns, 16-byte aligned
-                    // rows.
-                    let keys = unsafe {
-                        let at = kt * 16 * k_pitch as usize + s * score_step_bytes;
-                        load_a::<Score<T>>(k_tile.add(at), k_pitch)
-                    };
-                    acc = Score::<T>::mma(keys, queries[s], acc);
-                }
-            });
-            let first_key = tile + kt as u32 * 16 + 4 * group;
-            let raw = acc.to_array();
-            unroll!(i in [0, 1, 2, 3] {
-                scores[kt][i] = if first_key + (i as u32) < limit {
-                    raw[i] * problem.scale_log2
-                } else {
-                    f32::NEG_INFINITY
-                };
-                tile_max = tile_max.max(scores[kt][i]);
-            });
-        });
-        let new_max = max.max(row_max(tile_max));
-        // Until the row has seen a key its maximum is -inf: shift by 0 then, so that every
-        // probability and factor is 2^-inf = 0 rather than NaN.
-        let base = if new_max == f32::NEG_INFINITY {
-            0.0
-        } else {
-            new_max
-        };
-        let alpha = exp2(max - base);
-        max = new_max;
-        let mut tile_sum = 0.0;
-        let mut probabilities = [T::fragment([0.0; 4]); KEY_TILES];
-        unroll!(kt in [0, 1, 2, 3] {
-            let mut p = [0.0f32; 4];
-            unroll!(i in [0, 1, 2, 3] {
-                p[i] = exp2(scores[kt][i] - base);
-                tile_sum += p[i];
-            });
-            probabilities[kt] = T::fragment(p);
-        });
-        sum = sum * alpha + tile_sum;
-        unroll!(n in [0, 1, 2, 3, 4, 5, 6, 7] {
-            if n < STEPS {
-                let old = out[n].to_array();
-                let mut acc = Accumulator::from_array([
-                    old[0] * alpha,
-                    old[1] * alpha,
-                    old[2] * alpha,
-                    old[3] * alpha,
-                ]);
-                unroll!(kt in [0, 1, 2, 3] {
-                    // SAFETY: 16 rows (head dimensions 16 n..) of the transposed V tile, keys
-                    // 16 kt.., 16-byte aligned rows.
-                    let values = unsafe {
-                        load_a::<Core<T>>(v_tile.add(n * 16 * V_PITCH as usize + kt * 32), V_PITCH)
-                    };
-                    acc = Core::<T>::mma(values, probabilities[kt], acc);
-                });
-                out[n] = acc;
-            }
-        });
-        workgroup_barrier();
+    while tile < unmasked {
+        // SAFETY: as the caller guarantees; the tile lies below every row's limit.
+        unsafe { tiles.step::<D, STEPS, false>(tile, &queries, &mut state) };
         tile += MFMA_KEYS;
     }
+    while tile < rows.end {
+        // SAFETY: as the caller guarantees.
+        unsafe { tiles.step::<D, STEPS, true>(tile, &queries, &mut state) };
+        tile += MFMA_KEYS;
+    }
+    let RowState { out, sum, .. } = state;
     let sum = row_sum(sum);
     if row < rows.valid {
         let inverse = if sum > 0.0 { 1.0 / sum } else { 0.0 };
@@ -257,12 +207,136 @@ unsafe fn attend<T: MfmaInput, const D: u32, const STEPS: usize>(
                     T::round_from_f32(v[2] * inverse),
                     T::round_from_f32(v[3] * inverse),
                 ];
-                let at = (row * D) as usize + n * 16 + 4 * group as usize;
+                let at = (row * D) as usize + n * 16 + 4 * tiles.group as usize;
                 // SAFETY: head dimensions 16 n + 4 group .. + 4 of valid row `row`, 8-byte
                 // aligned.
                 unsafe { *(o.add(at) as *mut Words2<T>) = Words2(values) };
             }
         });
+    }
+}
+
+/// What the key tiles of one workgroup's pass share: the K and V heads, their LDS tiles, and
+/// this lane's query row.
+struct Tiles<T> {
+    k: *const T,
+    v: *const T,
+    k_tile: *mut u8,
+    v_tile: *mut u8,
+    k_pitch: u32,
+    /// One past the last key the workgroup visits.
+    end: u32,
+    /// One past the last key this lane's row sees.
+    limit: u32,
+    /// Which four keys of each 16 this lane's accumulator elements hold.
+    group: u32,
+    scale_log2: f32,
+}
+
+/// One lane's running state of the online softmax: its row's output accumulators, the row's
+/// maximum score so far, and the sum of this lane's probabilities.
+struct RowState<const STEPS: usize> {
+    out: [Accumulator<4>; STEPS],
+    max: f32,
+    sum: f32,
+}
+
+impl<T: MfmaInput> Tiles<T> {
+    /// Stages the K and V tile at key `tile` and folds it into `state` (scores, online softmax,
+    /// `P V`), with `D = 16 STEPS` head dimensions. Without `CHECKED` every key of the tile lies
+    /// below every row's limit: the staging checks no bounds and the scores take no mask.
+    /// Workgroup-wide.
+    ///
+    /// # Safety
+    /// The kernel's contract; keys below `end` lie in K and V; without `CHECKED`, `tile +
+    /// MFMA_KEYS` is at most every existing row's limit.
+    #[inline(always)]
+    unsafe fn step<const D: u32, const STEPS: usize, const CHECKED: bool>(
+        &self,
+        tile: u32,
+        queries: &[<T::ScoreCore as MatrixCore>::B; STEPS],
+        state: &mut RowState<STEPS>,
+    ) {
+        type Core<T> = <T as MfmaInput>::Core;
+        type Score<T> = <T as MfmaInput>::ScoreCore;
+        let score_steps = (D / <Score<T> as MatrixCore>::K) as usize;
+        let score_step_bytes = (<Score<T> as MatrixCore>::K * 2) as usize;
+        let keys = (tile, MFMA_KEYS, self.end);
+        // SAFETY: keys below end lie in K and V (below every row's limit without CHECKED); both
+        // tiles fit the dynamic LDS.
+        unsafe {
+            stage_rows::<T, D, MFMA_THREADS, CHECKED>(self.k, keys, self.k_tile, self.k_pitch);
+            stage_transposed::<T, D, MFMA_THREADS, CHECKED>(self.v, keys, self.v_tile, V_PITCH);
+        }
+        workgroup_barrier();
+        let mut scores = [[0.0f32; 4]; KEY_TILES];
+        let mut tile_max = f32::NEG_INFINITY;
+        unroll!(kt in [0, 1, 2, 3] {
+            let mut acc = Accumulator::<4>::zero();
+            unroll!(s in [0, 1, 2, 3, 4, 5, 6, 7] {
+                if s < score_steps {
+                    // SAFETY: 16 staged key rows, one score step of columns, 16-byte aligned
+                    // rows.
+                    let keys = unsafe {
+                        let at = kt * 16 * self.k_pitch as usize + s * score_step_bytes;
+                        load_a::<Score<T>>(self.k_tile.add(at), self.k_pitch)
+                    };
+                    acc = Score::<T>::mma(keys, queries[s], acc);
+                }
+            });
+            let first_key = tile + kt as u32 * 16 + 4 * self.group;
+            let raw = acc.to_array();
+            unroll!(i in [0, 1, 2, 3] {
+                scores[kt][i] = if !CHECKED || first_key + (i as u32) < self.limit {
+                    raw[i] * self.scale_log2
+                } else {
+                    f32::NEG_INFINITY
+                };
+                tile_max = tile_max.max(scores[kt][i]);
+            });
+        });
+        let new_max = state.max.max(row_max(tile_max));
+        // Until the row has seen a key its maximum is -inf: shift by 0 then, so that every
+        // probability and factor is 2^-inf = 0 rather than NaN.
+        let base = if new_max == f32::NEG_INFINITY {
+            0.0
+        } else {
+            new_max
+        };
+        let alpha = exp2_normal(state.max - base);
+        state.max = new_max;
+        let mut tile_sum = 0.0;
+        let mut probabilities = [T::fragment([0.0; 4]); KEY_TILES];
+        unroll!(kt in [0, 1, 2, 3] {
+            let mut p = [0.0f32; 4];
+            unroll!(i in [0, 1, 2, 3] {
+                p[i] = exp2_normal(scores[kt][i] - base);
+                tile_sum += p[i];
+            });
+            probabilities[kt] = T::fragment(p);
+        });
+        state.sum = state.sum * alpha + tile_sum;
+        unroll!(n in [0, 1, 2, 3, 4, 5, 6, 7] {
+            if n < STEPS {
+                let old = state.out[n].to_array();
+                let mut acc = Accumulator::from_array([
+                    old[0] * alpha,
+                    old[1] * alpha,
+                    old[2] * alpha,
+                    old[3] * alpha,
+                ]);
+                unroll!(kt in [0, 1, 2, 3] {
+                    // SAFETY: 16 rows (head dimensions 16 n..) of the transposed V tile, keys
+                    // 16 kt.., 16-byte aligned rows.
+                    let values = unsafe {
+                        load_a::<Core<T>>(self.v_tile.add(n * 16 * V_PITCH as usize + kt * 32), V_PITCH)
+                    };
+                    acc = Core::<T>::mma(values, probabilities[kt], acc);
+                });
+                state.out[n] = acc;
+            }
+        });
+        workgroup_barrier();
     }
 }
 
@@ -311,7 +385,7 @@ unsafe fn forward<T: MfmaInput>(
 macro_rules! mfma_kernel {
     ($t:ident, $name:ident) => {
         #[doc = concat!("Attention forward pass, ", stringify!($t), ", on the MFMA matrix cores (CDNA); see the module docs.")]
-        #[kernel(max_threads = 256)]
+        #[kernel(block = 256)]
         pub fn $name(
             q: *const $t,
             k: *const $t,

@@ -10,7 +10,7 @@
 use crate::attention::{ROW_PAD, SCALAR_ROWS_PER_WAVE};
 use crate::attention_tile::{Problem, stage_queries_f32, stage_rows, unroll};
 use crate::dtype::{Float, load};
-use iron_intrinsics::fmath::exp2;
+use iron_intrinsics::fmath::exp2_normal;
 use iron_intrinsics::id::{lane_id, wave_id, workgroup_size_x};
 use iron_intrinsics::lds;
 use iron_intrinsics::math::mul_add;
@@ -124,7 +124,9 @@ pub unsafe fn attend<T: Float, const D: u32, const CPL: usize>(
         (v_tile, queries, probabilities)
     };
     // SAFETY: as the caller guarantees.
-    unsafe { stage_queries_f32::<T, D>(q, (block_rows, rows.valid), problem.scale_log2, queries) };
+    unsafe {
+        stage_queries_f32::<T, D, 0>(q, (block_rows, rows.valid), problem.scale_log2, queries)
+    };
     let first_row = wave * ROWS as u32;
     // SAFETY: inside the regions above.
     let (my_queries, my_probabilities) = unsafe {
@@ -146,8 +148,8 @@ pub unsafe fn attend<T: Float, const D: u32, const CPL: usize>(
     while tile < rows.end {
         // SAFETY: as the caller guarantees.
         unsafe {
-            stage_rows::<T, D>(k, (tile, WAVE, rows.end), k_tile, pitch);
-            stage_rows::<T, D>(v, (tile, WAVE, rows.end), v_tile, pitch);
+            stage_rows::<T, D, 0, true>(k, (tile, WAVE, rows.end), k_tile, pitch);
+            stage_rows::<T, D, 0, true>(v, (tile, WAVE, rows.end), v_tile, pitch);
         }
         workgroup_barrier();
         // SAFETY: the tile and the queries are staged.
@@ -160,8 +162,8 @@ pub unsafe fn attend<T: Float, const D: u32, const CPL: usize>(
             // Until a row has seen a key its maximum is -inf: shift by 0 then, so that every
             // probability and factor is 2^-inf = 0 rather than NaN.
             let base = if max == f32::NEG_INFINITY { 0.0 } else { max };
-            let p = exp2(s - base);
-            alpha[r] = exp2(state.max[r] - base);
+            let p = exp2_normal(s - base);
+            alpha[r] = exp2_normal(state.max[r] - base);
             state.sum[r] = mul_add(state.sum[r], alpha[r], p);
             state.max[r] = max;
             // SAFETY: this wave's probability row r, lane `lane`.

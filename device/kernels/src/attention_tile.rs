@@ -156,6 +156,16 @@ impl Rows {
         }
     }
 
+    /// One past the last key every row sees: below it no key needs a bounds check or a mask (a
+    /// row that does not exist is computed on zeros and not written, whatever it sees).
+    #[inline(always)]
+    pub fn unmasked_end(&self) -> u32 {
+        match self.causal_shift {
+            Some(_) if self.valid > 0 => self.limit(0),
+            _ => self.end,
+        }
+    }
+
     /// One past the last key row `row` sees (`begin` for a row that does not exist).
     #[inline(always)]
     pub fn limit(&self, row: u32) -> u32 {
@@ -172,29 +182,48 @@ impl Rows {
 }
 
 /// This work-item's share of a workgroup-wide loop over `count` items: `f(i)` for `i = t, t +
-/// W, ...` with `t` the work-item and `W` the workgroup size.
+/// W, ...` with `t` the work-item and `W` the workgroup size: `BLOCK` when the kernel fixes its
+/// workgroup size (then the trip count is a constant, LLVM unrolls the loop and the rounds'
+/// global loads are issued before any is waited for), or the launch's for `BLOCK = 0`.
 #[inline(always)]
-fn share(count: u32, mut f: impl FnMut(u32)) {
-    let mut i = workitem_id_x();
-    while i < count {
-        f(i);
-        i += workgroup_size_x();
+fn share<const BLOCK: u32>(count: u32, mut f: impl FnMut(u32)) {
+    let first = workitem_id_x();
+    if BLOCK == 0 {
+        let mut i = first;
+        while i < count {
+            f(i);
+            i += workgroup_size_x();
+        }
+    } else {
+        for round in 0..count.div_ceil(BLOCK) {
+            let i = first + round * BLOCK;
+            // With `count` a multiple of the block, every round is whole (`first < BLOCK`).
+            if count.is_multiple_of(BLOCK) || i < count {
+                f(i);
+            }
+        }
     }
 }
 
 /// Sixteen bytes (eight 16-bit elements) of row `row` of a `[rows, D]` matrix at `src`, chunk
 /// `chunk`; zeros when `row >= limit`. The row read is clamped below `limit` and the words
-/// masked (no branch: a branch merging two arrays would put them in scratch memory).
+/// masked (no branch: a branch merging two arrays would put them in scratch memory). Without
+/// `CHECKED` the caller vouches for `row < limit`, and neither happens.
 ///
 /// # Safety
-/// Rows below `limit` must be readable, `limit > 0`; `src` 16-byte aligned.
+/// Rows below `limit` must be readable, `limit > 0`; `src` 16-byte aligned; `row < limit`
+/// without `CHECKED`.
 #[inline(always)]
-unsafe fn chunk_or_zero<T: Float, const D: u32>(
+unsafe fn chunk_or_zero<T: Float, const D: u32, const CHECKED: bool>(
     src: *const T,
     row: u32,
     chunk: u32,
     limit: u32,
 ) -> [u32; 4] {
+    if !CHECKED {
+        // SAFETY: row < limit, as the caller vouches: inside a readable row, 16-byte aligned.
+        return unsafe { load::<u32, 4>(src as *const u32, (row * (D / 8) + chunk) as usize) };
+    }
     let at = (row.min(limit - 1) * (D / 8) + chunk) as usize;
     // SAFETY: inside a row below limit, 16-byte aligned (D is a multiple of 8).
     let words = unsafe { load::<u32, 4>(src as *const u32, at) };
@@ -209,13 +238,14 @@ unsafe fn chunk_or_zero<T: Float, const D: u32>(
 
 /// Copies rows `first..first + count` of the `[_, D]` 16-bit matrix at `src` into LDS at `dst`,
 /// row `i` at byte `i * pitch`, rows at or past `limit` as zeros (nothing when `limit = 0`).
-/// Workgroup-wide (no barrier).
+/// Workgroup-wide (no barrier); `BLOCK` the kernel's fixed workgroup size, or 0 (see [`share`]).
+/// Without `CHECKED` every row copied lies below `limit` (no row is clamped or zeroed).
 ///
 /// # Safety
 /// Rows below `limit` must be readable, `src` 16-byte aligned; `dst` 16-byte aligned with
 /// `count * pitch` bytes of LDS, `pitch` a multiple of 16.
 #[inline(always)]
-pub unsafe fn stage_rows<T: Float, const D: u32>(
+pub unsafe fn stage_rows<T: Float, const D: u32, const BLOCK: u32, const CHECKED: bool>(
     src: *const T,
     (first, count, limit): (u32, u32, u32),
     dst: *mut u8,
@@ -225,11 +255,11 @@ pub unsafe fn stage_rows<T: Float, const D: u32>(
     if limit == 0 {
         return;
     }
-    share(count * chunks, |i| {
+    share::<BLOCK>(count * chunks, |i| {
         let (row, chunk) = (i / chunks, i % chunks);
         // SAFETY: as the caller guarantees.
         unsafe {
-            let words = chunk_or_zero::<T, D>(src, first + row, chunk, limit);
+            let words = chunk_or_zero::<T, D, CHECKED>(src, first + row, chunk, limit);
             store::<u32, 4>(
                 dst.add((row * pitch + chunk * 16) as usize) as *mut u32,
                 0,
@@ -246,7 +276,7 @@ pub unsafe fn stage_rows<T: Float, const D: u32>(
 /// # Safety
 /// As for [`stage_rows`], with `D * pitch` bytes of LDS and `pitch` even.
 #[inline(always)]
-pub unsafe fn stage_transposed<T: Float, const D: u32>(
+pub unsafe fn stage_transposed<T: Float, const D: u32, const BLOCK: u32, const CHECKED: bool>(
     src: *const T,
     (first, count, limit): (u32, u32, u32),
     dst: *mut u8,
@@ -256,12 +286,12 @@ pub unsafe fn stage_transposed<T: Float, const D: u32>(
     if limit == 0 {
         return;
     }
-    share(count * chunks, |i| {
+    share::<BLOCK>(count * chunks, |i| {
         // Neighbouring work-items take neighbouring rows: their 2-byte writes land side by side.
         let (row, chunk) = (i % count, i / count);
         // SAFETY: as the caller guarantees.
         unsafe {
-            let words = chunk_or_zero::<T, D>(src, first + row, chunk, limit);
+            let words = chunk_or_zero::<T, D, CHECKED>(src, first + row, chunk, limit);
             let column = dst.add((chunk * 8 * pitch + 2 * row) as usize) as *mut u16;
             for (w, word) in words.into_iter().enumerate() {
                 let pair = column.byte_add(2 * w * pitch as usize);
@@ -280,7 +310,7 @@ pub unsafe fn stage_transposed<T: Float, const D: u32>(
 /// Rows below `valid` must be readable, `src` 16-byte aligned; `dst` 16-byte aligned with
 /// `count * D` f32 of LDS. Writes nothing when `valid = 0`.
 #[inline(always)]
-pub unsafe fn stage_queries_f32<T: Float, const D: u32>(
+pub unsafe fn stage_queries_f32<T: Float, const D: u32, const BLOCK: u32>(
     src: *const T,
     (count, valid): (u32, u32),
     factor: f32,
@@ -290,7 +320,7 @@ pub unsafe fn stage_queries_f32<T: Float, const D: u32>(
     if valid == 0 {
         return;
     }
-    share(count * chunks, |i| {
+    share::<BLOCK>(count * chunks, |i| {
         let (row, chunk) = (i / chunks, i % chunks);
         // SAFETY: inside a row below valid (> 0), 16-byte aligned.
         let raw = unsafe { load::<T, 8>(src, (row.min(valid - 1) * chunks + chunk) as usize) };

@@ -28,7 +28,7 @@ use {
     crate::attention::FLAG_CAUSAL,
     crate::attention_tile::{Problem, Rows, query_block, stage_rows, stage_transposed, unroll},
     crate::dtype::Float,
-    iron_intrinsics::fmath::exp2,
+    iron_intrinsics::fmath::exp2_normal,
     iron_intrinsics::id::{lane_id, wave_id},
     iron_intrinsics::lds,
     iron_intrinsics::matrix::{
@@ -45,6 +45,8 @@ pub const WMMA_WAVES: u32 = 4;
 pub const WMMA_ROWS_PER_WAVE: u32 = 16;
 /// Query rows per workgroup.
 pub const WMMA_BLOCK_ROWS: u32 = WMMA_ROWS_PER_WAVE * WMMA_WAVES;
+/// Work-items per workgroup (the launch's, a constant of the wave size).
+const WMMA_THREADS: u32 = WMMA_WAVES * WAVE;
 /// Keys per staged K and V tile.
 pub const WMMA_KEYS: u32 = 64;
 
@@ -90,6 +92,144 @@ fn across_groups(x: f32, op: fn(f32, f32) -> f32) -> f32 {
     x
 }
 
+/// What the key tiles of one workgroup's pass share: the K and V heads, their LDS tiles, the
+/// wave's staged queries and probability tile, and this lane.
+struct Tiles<T> {
+    k: *const T,
+    v: *const T,
+    k_tile: *mut u8,
+    v_tile: *mut u8,
+    queries: *const u8,
+    probabilities: *mut u8,
+    row_pitch: u32,
+    /// One past the last key the workgroup visits.
+    end: u32,
+    /// One past the last key this lane's row sees.
+    limit: u32,
+    lane: u32,
+    scale_log2: f32,
+}
+
+/// One lane's running state of the online softmax: its part of the row's output accumulators,
+/// the row's maximum score so far, and the sum of this lane's probabilities.
+struct RowState<const STEPS: usize> {
+    out: [Accumulator<SPREAD>; STEPS],
+    max: f32,
+    sum: f32,
+}
+
+impl<T: WmmaInput> Tiles<T> {
+    /// Stages the K and V tile at key `tile` and folds it into `state` (scores, online softmax,
+    /// `P V`), with `D = 16 STEPS` head dimensions. Without `CHECKED` every key of the tile lies
+    /// below every row's limit: the staging checks no bounds and the scores take no mask.
+    /// Workgroup-wide.
+    ///
+    /// # Safety
+    /// The kernel's contract; keys below `end` lie in K and V; without `CHECKED`, `tile +
+    /// WMMA_KEYS` is at most every existing row's limit.
+    #[inline(always)]
+    unsafe fn step<const D: u32, const STEPS: usize, const CHECKED: bool>(
+        &self,
+        tile: u32,
+        state: &mut RowState<STEPS>,
+    ) {
+        type Core<T> = <T as WmmaInput>::Core;
+        let keys = (tile, WMMA_KEYS, self.end);
+        // SAFETY: keys below end lie in K and V (below every row's limit without CHECKED); both
+        // tiles fit the dynamic LDS.
+        unsafe {
+            stage_rows::<T, D, WMMA_THREADS, CHECKED>(self.k, keys, self.k_tile, self.row_pitch);
+            stage_transposed::<T, D, WMMA_THREADS, CHECKED>(self.v, keys, self.v_tile, KEY_PITCH);
+        }
+        workgroup_barrier();
+        let mut scores = [Accumulator::<SPREAD>::zero(); KEY_TILES];
+        unroll!(s in [0, 1, 2, 3, 4, 5, 6, 7] {
+            if s < STEPS {
+                // SAFETY: the wave's 16 staged query rows, columns 16 s.., 16-byte aligned.
+                let query = unsafe { load_b::<Core<T>>(self.queries.add(s * 32), self.row_pitch) };
+                unroll!(kt in [0, 1, 2, 3] {
+                    // SAFETY: 16 staged key rows, columns 16 s.., 16-byte aligned rows.
+                    let keys = unsafe {
+                        load_a::<Core<T>>(self.k_tile.add(kt * 16 * self.row_pitch as usize + s * 32), self.row_pitch)
+                    };
+                    scores[kt] = Core::<T>::mma(keys, query, scores[kt]);
+                });
+            }
+        });
+        let mut values = [[0.0f32; SPREAD]; KEY_TILES];
+        let mut tile_max = f32::NEG_INFINITY;
+        unroll!(kt in [0, 1, 2, 3] {
+            let raw = scores[kt].to_array();
+            unroll!(i in [0, 1, 2, 3, 4, 5, 6, 7] {
+                if i < SPREAD {
+                    let key = tile + kt as u32 * 16 + Core::<T>::d_row(self.lane, i as u32);
+                    values[kt][i] = if !CHECKED || key < self.limit {
+                        raw[i] * self.scale_log2
+                    } else {
+                        f32::NEG_INFINITY
+                    };
+                    tile_max = tile_max.max(values[kt][i]);
+                }
+            });
+        });
+        let new_max = state.max.max(across_groups(tile_max, f32::max));
+        // Until the row has seen a key its maximum is -inf: shift by 0 then, so that every
+        // probability and factor is 2^-inf = 0 rather than NaN.
+        let base = if new_max == f32::NEG_INFINITY {
+            0.0
+        } else {
+            new_max
+        };
+        let alpha = exp2_normal(state.max - base);
+        state.max = new_max;
+        let mut tile_sum = 0.0;
+        unroll!(kt in [0, 1, 2, 3] {
+            unroll!(i in [0, 1, 2, 3, 4, 5, 6, 7] {
+                if i < SPREAD {
+                    let p = exp2_normal(values[kt][i] - base);
+                    tile_sum += p;
+                    let key = kt as u32 * 16 + Core::<T>::d_row(self.lane, i as u32);
+                    // SAFETY: the wave's probability tile, row `column`, key `key`.
+                    unsafe {
+                        *(self.probabilities.add((self.lane % 16 * KEY_PITCH + 2 * key) as usize) as *mut T) =
+                            T::round_from_f32(p);
+                    }
+                }
+            });
+        });
+        state.sum = state.sum * alpha + tile_sum;
+        unroll!(n in [0, 1, 2, 3, 4, 5, 6, 7] {
+            if n < STEPS {
+                let old = state.out[n].to_array();
+                let mut scaled = [0.0f32; SPREAD];
+                unroll!(i in [0, 1, 2, 3, 4, 5, 6, 7] {
+                    if i < SPREAD {
+                        scaled[i] = old[i] * alpha;
+                    }
+                });
+                state.out[n] = Accumulator::from_array(scaled);
+            }
+        });
+        wave_barrier();
+        unroll!(kt in [0, 1, 2, 3] {
+            // SAFETY: the wave's probability tile (written above by this wave), keys 16 kt..,
+            // 16-byte aligned rows.
+            let p = unsafe { load_b::<Core<T>>(self.probabilities.add(kt * 32), KEY_PITCH) };
+            unroll!(n in [0, 1, 2, 3, 4, 5, 6, 7] {
+                if n < STEPS {
+                    // SAFETY: 16 rows (head dimensions 16 n..) of the transposed V tile, keys
+                    // 16 kt.., 16-byte aligned rows.
+                    let values = unsafe {
+                        load_a::<Core<T>>(self.v_tile.add(n * 16 * KEY_PITCH as usize + kt * 32), KEY_PITCH)
+                    };
+                    state.out[n] = Core::<T>::mma(values, p, state.out[n]);
+                }
+            });
+        });
+        workgroup_barrier();
+    }
+}
+
 /// The forward pass of this workgroup's block of query rows with `STEPS = D / 16` WMMA steps
 /// along the head dimension. Workgroup-wide.
 ///
@@ -119,110 +259,52 @@ unsafe fn attend<T: WmmaInput, const D: u32, const STEPS: usize>(
         )
     };
     // SAFETY: the block's valid rows lie in Q; the query region holds WMMA_BLOCK_ROWS rows.
-    unsafe { stage_rows::<T, D>(q, (0, WMMA_BLOCK_ROWS, rows.valid), query_block, row_pitch) };
+    unsafe {
+        stage_rows::<T, D, WMMA_THREADS, true>(
+            q,
+            (0, WMMA_BLOCK_ROWS, rows.valid),
+            query_block,
+            row_pitch,
+        )
+    };
     // SAFETY: this wave's rows of the query region.
     let queries =
         unsafe { query_block.add((wave * WMMA_ROWS_PER_WAVE * row_pitch) as usize) } as *const u8;
     let column = lane % 16;
     let row = wave * WMMA_ROWS_PER_WAVE + column;
-    let limit = rows.limit(row);
-    let mut out = [Accumulator::<SPREAD>::zero(); STEPS];
-    let (mut max, mut sum) = (f32::NEG_INFINITY, 0.0f32);
+    let tiles = Tiles {
+        k,
+        v,
+        k_tile,
+        v_tile,
+        queries,
+        probabilities,
+        row_pitch,
+        end: rows.end,
+        limit: rows.limit(row),
+        lane,
+        scale_log2: problem.scale_log2,
+    };
+    let mut state = RowState {
+        out: [Accumulator::<SPREAD>::zero(); STEPS],
+        max: f32::NEG_INFINITY,
+        sum: 0.0,
+    };
+    // Tiles below every row's limit need no bounds check and no mask; the rest (the last
+    // partial tile, the causal diagonal) take both.
+    let unmasked = rows.begin + (rows.unmasked_end() - rows.begin) / WMMA_KEYS * WMMA_KEYS;
     let mut tile = rows.begin;
-    while tile < rows.end {
-        // SAFETY: keys below rows.end lie in K and V; both tiles fit the dynamic LDS.
-        unsafe {
-            stage_rows::<T, D>(k, (tile, WMMA_KEYS, rows.end), k_tile, row_pitch);
-            stage_transposed::<T, D>(v, (tile, WMMA_KEYS, rows.end), v_tile, KEY_PITCH);
-        }
-        workgroup_barrier();
-        let mut scores = [Accumulator::<SPREAD>::zero(); KEY_TILES];
-        unroll!(s in [0, 1, 2, 3, 4, 5, 6, 7] {
-            if s < STEPS {
-                // SAFETY: the wave's 16 staged query rows, columns 16 s.., 16-byte aligned.
-                let query = unsafe { load_b::<Core<T>>(queries.add(s * 32), row_pitch) };
-                unroll!(kt in [0, 1, 2, 3] {
-                    // SAFETY: 16 staged key rows, columns 16 s.., 16-byte aligned rows.
-                    let keys = unsafe {
-                        load_a::<Core<T>>(k_tile.add(kt * 16 * row_pitch as usize + s * 32), row_pitch)
-                    };
-                    scores[kt] = Core::<T>::mma(keys, query, scores[kt]);
-                });
-            }
-        });
-        let mut values = [[0.0f32; SPREAD]; KEY_TILES];
-        let mut tile_max = f32::NEG_INFINITY;
-        unroll!(kt in [0, 1, 2, 3] {
-            let raw = scores[kt].to_array();
-            unroll!(i in [0, 1, 2, 3, 4, 5, 6, 7] {
-                if i < SPREAD {
-                    let key = tile + kt as u32 * 16 + Core::<T>::d_row(lane, i as u32);
-                    values[kt][i] = if key < limit {
-                        raw[i] * problem.scale_log2
-                    } else {
-                        f32::NEG_INFINITY
-                    };
-                    tile_max = tile_max.max(values[kt][i]);
-                }
-            });
-        });
-        let new_max = max.max(across_groups(tile_max, f32::max));
-        // Until the row has seen a key its maximum is -inf: shift by 0 then, so that every
-        // probability and factor is 2^-inf = 0 rather than NaN.
-        let base = if new_max == f32::NEG_INFINITY {
-            0.0
-        } else {
-            new_max
-        };
-        let alpha = exp2(max - base);
-        max = new_max;
-        let mut tile_sum = 0.0;
-        unroll!(kt in [0, 1, 2, 3] {
-            unroll!(i in [0, 1, 2, 3, 4, 5, 6, 7] {
-                if i < SPREAD {
-                    let p = exp2(values[kt][i] - base);
-                    tile_sum += p;
-                    let key = kt as u32 * 16 + Core::<T>::d_row(lane, i as u32);
-                    // SAFETY: the wave's probability tile, row `column`, key `key`.
-                    unsafe {
-                        *(probabilities.add((column * KEY_PITCH + 2 * key) as usize) as *mut T) =
-                            T::round_from_f32(p);
-                    }
-                }
-            });
-        });
-        sum = sum * alpha + tile_sum;
-        unroll!(n in [0, 1, 2, 3, 4, 5, 6, 7] {
-            if n < STEPS {
-                let old = out[n].to_array();
-                let mut scaled = [0.0f32; SPREAD];
-                unroll!(i in [0, 1, 2, 3, 4, 5, 6, 7] {
-                    if i < SPREAD {
-                        scaled[i] = old[i] * alpha;
-                    }
-                });
-                out[n] = Accumulator::from_array(scaled);
-            }
-        });
-        wave_barrier();
-        unroll!(kt in [0, 1, 2, 3] {
-            // SAFETY: the wave's probability tile (written above by this wave), keys 16 kt..,
-            // 16-byte aligned rows.
-            let p = unsafe { load_b::<Core<T>>(probabilities.add(kt * 32), KEY_PITCH) };
-            unroll!(n in [0, 1, 2, 3, 4, 5, 6, 7] {
-                if n < STEPS {
-                    // SAFETY: 16 rows (head dimensions 16 n..) of the transposed V tile, keys
-                    // 16 kt.., 16-byte aligned rows.
-                    let values = unsafe {
-                        load_a::<Core<T>>(v_tile.add(n * 16 * KEY_PITCH as usize + kt * 32), KEY_PITCH)
-                    };
-                    out[n] = Core::<T>::mma(values, p, out[n]);
-                }
-            });
-        });
-        workgroup_barrier();
+    while tile < unmasked {
+        // SAFETY: as the caller guarantees; the tile lies below every row's limit.
+        unsafe { tiles.step::<D, STEPS, false>(tile, &mut state) };
         tile += WMMA_KEYS;
     }
+    while tile < rows.end {
+        // SAFETY: as the caller guarantees.
+        unsafe { tiles.step::<D, STEPS, true>(tile, &mut state) };
+        tile += WMMA_KEYS;
+    }
+    let RowState { out, sum, .. } = state;
     let sum = across_groups(sum, |a, b| a + b);
     if row < rows.valid {
         let inverse = if sum > 0.0 { 1.0 / sum } else { 0.0 };
