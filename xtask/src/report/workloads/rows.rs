@@ -87,12 +87,16 @@ fn per_float<T: Sample + RopeFloat>(r: &mut Runner<'_>, rows: usize) {
 const EXTRA_ROWS: usize = 16;
 
 /// Row lengths beside [`COLS`] that take the row operations' other kernels on both wave sizes.
-/// The library holds a row of `k * PACK * block` elements in registers with the largest `k`
-/// that makes the block whole waves (softmax: 4, 2, 1 up to 1024 work-items; norms: 8 down to 1,
-/// row sum and max: 16 down to 1, argmax: 8 down to 1, up to 512), and takes the general kernel
-/// for other rows. Together with [`COLS`] these reach every instance on both wave sizes (checked
-/// by the strict report: every kernel has a run); 4100 is general everywhere.
-const EXTRA_COLS: [usize; 7] = [3072, 1536, 768, 384, 4100, 2048, 8192];
+/// The library holds a row of `k * PACK * block` elements in registers: in one wave when a
+/// one-wave instance has that `k` (norms: 16, 8, 4; row sum: 16, 8), else with the largest `k`
+/// that makes the block whole waves (softmax: 4, 2, 1 up to 1024 work-items; norms: 16 down to
+/// 1, row sum: 32 down to 1, row max: 16 down to 1, argmax: 8 down to 1, up to 512), and takes
+/// the general kernel for other rows. Together with [`COLS`] these reach every instance on both
+/// wave sizes (the report's smoke test checks every kernel has a run); 4100 is general
+/// everywhere.
+const EXTRA_COLS: [usize; 13] = [
+    3072, 1536, 768, 384, 4100, 2048, 8192, 512, 1024, 6144, 12_288, 16_384, 24_576,
+];
 
 /// Row sum, maximum and argmax over `rows` rows of `cols` elements of `T`.
 fn row_reductions<T: Sample>(r: &mut Runner<'_>, rows: usize, cols: usize) {
