@@ -12,6 +12,9 @@ pub use iron_quant::half_float::{bf16, f16};
 pub trait Float: Copy {
     /// Elements in one 16-byte access.
     const PACK: usize;
+    /// Whether llc folds the widening of this type into an `fma` that consumes it (f16:
+    /// `v_fma_mix_f32`), so that an `fma` is cheaper than widening and multiplying.
+    const WIDENS_INTO_FMA: bool = false;
     /// The value as f32 (exact).
     fn into_f32(self) -> f32;
     /// The value nearest to `x` (ties to even; overflow to infinity; NaN stays NaN).
@@ -37,6 +40,7 @@ impl Float for f32 {
 
 impl Float for f16 {
     const PACK: usize = 8;
+    const WIDENS_INTO_FMA: bool = true;
     #[inline(always)]
     fn into_f32(self) -> f32 {
         iron_intrinsics::half::f16_to_f32(self.to_bits())

@@ -84,10 +84,23 @@ fn rmsnorm_row<T: Float, const V: usize, const A: usize>(
         }
     });
     let scale = 1.0 / sqrt(sum(lanes_fold(squares, |a, b| a + b), 0) / cols as f32 + eps);
+    // For f16, x * scale written as fma(x, scale, -0): exact (-0 is the identity of addition),
+    // and llc folds the widening of x into the fma (one v_fma_mix_f32) where it would widen and
+    // multiply in two. The -0 is computed (scale is never negative: the minimum keeps a NaN or
+    // an infinity from reaching the product), so that LLVM does not turn the fma back into the
+    // multiply. Other types keep the multiply (on RDNA it pairs into dual-issue instructions).
+    let negative_zero = -0.0 * scale.min(f32::MAX);
+    let scaled = |x: f32| {
+        if T::WIDENS_INTO_FMA {
+            mul_add(x, scale, negative_zero)
+        } else {
+            x * scale
+        }
+    };
     values.visit(|c, v| {
         // SAFETY: chunk c lies in the row and in weight (cols elements each).
         let w = widen(unsafe { load_near::<T, V>(weight, c) });
-        let out: [f32; V] = core::array::from_fn(|l| v[l] * scale * w[l]);
+        let out: [f32; V] = core::array::from_fn(|l| scaled(v[l]) * w[l]);
         // SAFETY: as above.
         unsafe { store_near::<T, V>(y_row, c, narrow(out)) };
     });
