@@ -89,8 +89,7 @@ pub(crate) const NORM_HELD_SHAPES: [HeldShape; 8] = [
     HeldShape::one_wave(16),
 ];
 /// The held-row instances of softmax (`softmax_<t>_c<k>`), in the order of their tables.
-pub(crate) const SOFTMAX_HELD_SHAPES: [HeldShape; 3] =
-    [HeldShape::any(1), HeldShape::any(2), HeldShape::any(4)];
+pub(crate) const SOFTMAX_HELD_SHAPES: [HeldShape; 3] = HeldShape::any_of([1, 2, 4]);
 /// The held-row instances of the row sum (`row_sum_<t>_c<k>[w1]`), in the order of their tables:
 /// none of 32 chunks in one wave, whose 16-bit instances spill on wave32.
 pub(crate) const SUM_HELD_SHAPES: [HeldShape; 8] = [
@@ -105,21 +104,10 @@ pub(crate) const SUM_HELD_SHAPES: [HeldShape; 8] = [
 ];
 /// The held-row instances of the row maximum (`row_max_<t>_c<k>`), in the order of their
 /// tables: none of 32 chunks, whose 16-bit instances spill on wave32.
-pub(crate) const MAX_HELD_SHAPES: [HeldShape; 5] = [
-    HeldShape::any(1),
-    HeldShape::any(2),
-    HeldShape::any(4),
-    HeldShape::any(8),
-    HeldShape::any(16),
-];
+pub(crate) const MAX_HELD_SHAPES: [HeldShape; 5] = HeldShape::any_of([1, 2, 4, 8, 16]);
 /// The held-row instances of the row argmax (`row_argmax_<t>_c<k>`), in the order of their
 /// tables.
-pub(crate) const ARGMAX_HELD_SHAPES: [HeldShape; 4] = [
-    HeldShape::any(1),
-    HeldShape::any(2),
-    HeldShape::any(4),
-    HeldShape::any(8),
-];
+pub(crate) const ARGMAX_HELD_SHAPES: [HeldShape; 4] = HeldShape::any_of([1, 2, 4, 8]);
 
 /// The signature of a cast from `I` to `O`.
 pub(crate) type Convert<I, O> = fn(*const I, *mut O, u32);

@@ -156,6 +156,17 @@ impl HeldShape {
         Self { chunks, waves: 0 }
     }
 
+    /// Instances of any size holding each of `chunks` chunks per work-item, in that order.
+    pub(crate) const fn any_of<const N: usize>(chunks: [u32; N]) -> [Self; N] {
+        let mut shapes = [Self::any(0); N];
+        let mut k = 0;
+        while k < N {
+            shapes[k] = Self::any(chunks[k]);
+            k += 1;
+        }
+        shapes
+    }
+
     /// An instance holding `chunks` chunks per work-item in a workgroup of exactly one wave,
     /// whose reductions need no LDS and whose chunk offsets are constants.
     pub(crate) const fn one_wave(chunks: u32) -> Self {
@@ -167,8 +178,8 @@ impl HeldShape {
 /// of `cols` elements of `pack` elements per chunk, when one covers the row exactly: `cols =
 /// chunks * pack * block` with the block a multiple of the wave size, within the kernel's and the
 /// device's maximum, and of the instance's waves when it fixes them. The last matching entry of
-/// `shapes` wins (the tables list the preferred instances last: the one-wave ones, and more
-/// chunks per work-item before fewer waves); `None` leaves the row to the general kernel.
+/// `shapes` wins: the tables list the any-size instances by increasing chunks per work-item
+/// (fewer waves per row), then the one-wave ones. `None` leaves the row to the general kernel.
 pub(crate) fn held_rows<'k, F, const N: usize>(
     kernels: &'k [TypedKernel<F>; N],
     shapes: [HeldShape; N],
