@@ -124,9 +124,7 @@ pub unsafe fn attend<T: Float, const D: u32, const CPL: usize>(
         (v_tile, queries, probabilities)
     };
     // SAFETY: as the caller guarantees.
-    unsafe {
-        stage_queries_f32::<T, D, 0>(q, (block_rows, rows.valid), problem.scale_log2, queries)
-    };
+    unsafe { stage_queries_f32::<T, D>(q, (block_rows, rows.valid), problem.scale_log2, queries) };
     let first_row = wave * ROWS as u32;
     // SAFETY: inside the regions above.
     let (my_queries, my_probabilities) = unsafe {

@@ -310,7 +310,7 @@ pub unsafe fn stage_transposed<T: Float, const D: u32, const BLOCK: u32, const C
 /// Rows below `valid` must be readable, `src` 16-byte aligned; `dst` 16-byte aligned with
 /// `count * D` f32 of LDS. Writes nothing when `valid = 0`.
 #[inline(always)]
-pub unsafe fn stage_queries_f32<T: Float, const D: u32, const BLOCK: u32>(
+pub unsafe fn stage_queries_f32<T: Float, const D: u32>(
     src: *const T,
     (count, valid): (u32, u32),
     factor: f32,
@@ -320,7 +320,7 @@ pub unsafe fn stage_queries_f32<T: Float, const D: u32, const BLOCK: u32>(
     if valid == 0 {
         return;
     }
-    share::<BLOCK>(count * chunks, |i| {
+    share::<0>(count * chunks, |i| {
         let (row, chunk) = (i / chunks, i % chunks);
         // SAFETY: inside a row below valid (> 0), 16-byte aligned.
         let raw = unsafe { load::<T, 8>(src, (row.min(valid - 1) * chunks + chunk) as usize) };

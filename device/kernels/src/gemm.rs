@@ -43,16 +43,15 @@
 //! `beta * C + bias`); 16-byte loads where rows of A and B are a multiple of 16 bytes, narrower
 //! at the edges. Buffers 16-byte aligned (device allocations are).
 //!
-//! Tiling (see `gemm_tile`): each workgroup computes a 128 x 128 tile of `C` as instruction
-//! tiles (32 x 32 on CDNA, 16 x 16 on RDNA), each wave 64 x 64 of it (4 waves of 64 lanes) or
-//! 64 x 32 (8 waves of 32 lanes); K tiles of 32 (16-bit) or 64 (FP8) elements are staged in
-//! LDS (K-contiguous, rows of 64 bytes whose 16-byte chunks are swizzled against bank
-//! conflicts), double-buffered. A
+//! Tiling (see `gemm_tile`): each workgroup computes a 128 x 128 tile of `C` as instruction tiles
+//! (32 x 32 on CDNA, 16 x 16 on RDNA), each wave 64 x 64 of it (4 waves of 64 lanes) or 64 x 32 (8
+//! waves of 32 lanes); K tiles of 32 (16-bit) or 64 (FP8) elements are staged in LDS (K-contiguous,
+//! rows of 64 bytes whose 16-byte chunks are swizzled against bank conflicts), double-buffered. A
 //! block whose K tiles all lie inside both matrices (aligned as the 16-byte loads need: `k` a
-//! multiple of the K tile, K-contiguous rows and rows-contiguous columns a multiple of 8
-//! elements) runs a loop without per-tile checks. A block inside `C` with `n` a multiple of 4
-//! writes `C` with one 16-byte (f32) or 8-byte (16-bit) store per 4 columns on every gfx but
-//! gfx1100, whose WMMA accumulators hold every other row (there, one store per element).
+//! multiple of the K tile, K-contiguous rows and rows-contiguous columns a multiple of 8 elements)
+//! runs a loop without per-tile checks. A block inside `C` with `n` a multiple of 4 writes `C` with
+//! one 16-byte (f32) or 8-byte (16-bit) store per 4 columns on every gfx but gfx1100, whose WMMA
+//! accumulators hold every other row (there, one store per element).
 
 use crate::dtype::{bf16, f16};
 use iron_intrinsics::kernel;
