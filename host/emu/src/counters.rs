@@ -1,5 +1,6 @@
 //! What a profiler would count: instructions by class, bytes moved, access widths, LDS conflicts.
 
+use crate::timing::TimingSummary;
 use std::ops::AddAssign;
 
 /// Instruction classes counted per dispatch.
@@ -82,6 +83,8 @@ pub struct Counters {
     pub barriers: u64,
     /// LDS bytes allocated per workgroup (static plus dynamic; the largest of summed dispatches).
     pub lds_bytes_per_workgroup: u32,
+    /// The estimated time, when the dispatch ran in timing mode.
+    pub timing: Option<TimingSummary>,
 }
 
 impl Counters {
@@ -136,5 +139,10 @@ impl AddAssign<&Counters> for Counters {
         self.workgroups += o.workgroups;
         self.barriers += o.barriers;
         self.lds_bytes_per_workgroup = self.lds_bytes_per_workgroup.max(o.lds_bytes_per_workgroup);
+        match (&mut self.timing, &o.timing) {
+            (Some(a), Some(b)) => *a += b,
+            (None, Some(b)) => self.timing = Some(b.clone()),
+            _ => {}
+        }
     }
 }

@@ -10,6 +10,7 @@ use crate::error::EmuError;
 use crate::machine::{self, Checks, Program, RunOptions, Schedule};
 use crate::memory::DeviceMemory;
 use crate::target::Target;
+use crate::timing::{Device, DeviceMismatch};
 use crate::{gfx9, rdna};
 
 /// The fields of a kernel descriptor (`<kernel>.kd`, 64 bytes) that the hardware reads.
@@ -186,6 +187,7 @@ pub struct Gpu {
     /// first dispatch that can use them.
     pool: Option<rayon::ThreadPool>,
     next_dispatch_id: u64,
+    timing: Option<&'static Device>,
 }
 
 /// The host's cores: the worker threads a dispatch may use by default.
@@ -207,6 +209,7 @@ impl Gpu {
             threads: host_cores(),
             pool: None,
             next_dispatch_id: 1,
+            timing: None,
         }
     }
 
@@ -293,6 +296,30 @@ impl Gpu {
         self.checks
     }
 
+    /// Sets the device whose time following dispatches estimate (`None`: no timing, the default).
+    ///
+    /// In timing mode a dispatch runs on one host thread, with as many workgroups resident as
+    /// the device holds and its waves issuing in the order the cycle model says; its counters
+    /// carry a [`TimingSummary`](crate::timing::TimingSummary). A device of another target is
+    /// refused.
+    pub fn set_timing(&mut self, device: Option<&'static Device>) -> Result<(), DeviceMismatch> {
+        if let Some(d) = device
+            && d.target != self.target
+        {
+            return Err(DeviceMismatch {
+                device: d,
+                target: self.target,
+            });
+        }
+        self.timing = device;
+        Ok(())
+    }
+
+    /// The device dispatches estimate their time on, if any.
+    pub fn timing(&self) -> Option<&'static Device> {
+        self.timing
+    }
+
     /// Runs a kernel to completion; returns its counters.
     pub fn dispatch(&mut self, d: &Dispatch<'_>) -> Result<Counters, EmuError> {
         self.run(d, None)
@@ -336,6 +363,7 @@ impl Gpu {
             compute_units: self.compute_units,
             checks: self.checks,
             pool: self.pool.as_ref(),
+            timing: self.timing,
         };
         match program {
             LoadedCode::Gfx9(p) => machine::run_dispatch(target, memory, p, d, id, options, trace),

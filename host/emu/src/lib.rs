@@ -18,6 +18,7 @@ mod machine;
 mod memory;
 pub mod rdna;
 mod target;
+pub mod timing;
 
 pub use counters::{ACCESS_WIDTHS, Counters, InstructionClass};
 pub use dispatch::{

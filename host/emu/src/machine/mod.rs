@@ -11,6 +11,7 @@ mod lds;
 pub(crate) mod operand;
 mod program;
 pub(crate) mod races;
+mod ready;
 mod residency;
 mod run;
 mod schedule;
@@ -33,6 +34,8 @@ use crate::dispatch::{DecodedInstruction, Dispatch, TraceEvent};
 use crate::error::{EmuError, Fault};
 use crate::memory::{Access, DeviceMemory, MemoryError, SharedMemory};
 use crate::target::Target;
+use crate::timing::cost::Cost;
+use crate::timing::model::Effects;
 use operand::DecodeError;
 
 /// An instruction set the machine executes: how its code decodes, runs and prints, and what state
@@ -59,6 +62,9 @@ pub(crate) trait Isa {
 
     /// Executes `i` on wave `w`.
     fn execute(ctx: &mut Ctx<'_>, w: &mut Wave, i: &Self::Instruction) -> Result<Flow, Fault>;
+
+    /// What `i` asks of the compute unit's pipes (the timing model).
+    fn cost(target: Target, i: &Self::Instruction) -> Cost;
 
     /// `i` as text, for error messages.
     fn disassemble(target: Target, i: &Self::Instruction) -> String;
@@ -138,11 +144,41 @@ pub(crate) struct Ctx<'a> {
     pub coherent: bool,
     /// The dispatch's grid, in workgroups (to name the other party of a race).
     pub grid: [u32; 3],
+    /// In timing mode: the cycle the running instruction issues at, and the device's clock in MHz
+    /// (what `s_memtime` and `s_memrealtime` read).
+    pub now: Option<(f64, f64)>,
+    /// In timing mode: what the running instruction does that its time depends on.
+    pub effects: Option<&'a mut Effects>,
 }
 
 impl Ctx<'_> {
     pub fn count(&mut self, class: InstructionClass) {
         self.counters.instructions[class.index()] += 1;
+    }
+
+    /// What `s_memtime` reads: the modelled cycle in timing mode, else the wave-instructions run
+    /// so far.
+    pub fn shader_cycles(&self) -> u64 {
+        match self.now {
+            Some((cycle, _)) => cycle as u64,
+            None => self.counters.total_instructions(),
+        }
+    }
+
+    /// What `s_memrealtime` reads: a count of a constant 100 MHz clock, from the modelled time in
+    /// timing mode, else the wave-instructions run so far.
+    pub fn real_time(&self) -> u64 {
+        match self.now {
+            Some((cycle, mhz)) => (cycle * 100.0 / mhz) as u64,
+            None => self.counters.total_instructions(),
+        }
+    }
+
+    /// Records a global access of `len` bytes at `address` for the timing model.
+    fn touched(&mut self, address: u64, len: usize, write: bool) {
+        if let Some(e) = self.effects.as_mut() {
+            e.accesses.push((address, len as u32, write));
+        }
     }
 
     fn lds_accessor(&self, lane: usize) -> lds::Accessor {
@@ -158,6 +194,7 @@ impl Ctx<'_> {
         self.mem
             .kernel_read(address, out)
             .map_err(|e| global_fault(e, address, out.len() as u32, false, lane))?;
+        self.touched(address, out.len(), false);
         if self.visibility.enabled() && !self.bypasses_l0 {
             self.visibility
                 .read(self.wave_index, address, out.len())
@@ -195,6 +232,7 @@ impl Ctx<'_> {
         self.mem
             .kernel_write(address, data)
             .map_err(|e| Fault::from_memory(e, address, data.len() as u32, true))?;
+        self.touched(address, data.len(), true);
         if self.visibility.enabled() {
             self.visibility
                 .stored(self.wave_index, self.pc, address, data.len());
@@ -279,6 +317,7 @@ impl Ctx<'_> {
             .mem
             .kernel_update(address, bytes, update)
             .map_err(|e| global_fault(e, address, bytes, true, lane))?;
+        self.touched(address, bytes as usize, true);
         if let Some(races) = self.races.filter(|_| self.order.checked()) {
             races.read(self.order);
         }
@@ -446,18 +485,23 @@ fn prepare(
     }
     let waves_per_group = (threads as u32).div_ceil(wave.lanes());
     let workgroups: u64 = d.grid.iter().map(|&n| u64::from(n)).product();
-    let resident_groups = match options.schedule {
-        Schedule::InOrder => 1,
-        Schedule::Random { .. } => residency::resident_workgroups(
+    let fill = |compute_units| {
+        residency::resident_workgroups(
             target,
             desc,
             wave,
             threads as u32,
             lds_size as u32,
-            options.compute_units,
+            compute_units,
         )
         .min(u32::try_from(workgroups).unwrap_or(u32::MAX))
-        .max(1),
+        .max(1)
+    };
+    // Timing mode fills the device it models, whatever the schedule.
+    let resident_groups = match (options.timing, options.schedule) {
+        (Some(device), _) => fill(device.compute_units),
+        (None, Schedule::InOrder) => 1,
+        (None, Schedule::Random { .. }) => fill(options.compute_units),
     };
     let kernarg_len = (d.kernarg.len() as u64)
         .max(u64::from(desc.kernarg_size))

@@ -11,6 +11,7 @@ use super::wave::VectorRows;
 use crate::WaveSize;
 use crate::error::Fault;
 use crate::target::Target;
+use crate::timing::cost::Cost;
 
 /// What the waitcnt, visibility and global racecheck need of one decoded instruction.
 #[derive(Clone, Copy, Debug, Default)]
@@ -57,6 +58,8 @@ struct Cache<T> {
     rows: Vec<VectorRows>,
     /// What the checks need of each decoded instruction.
     dependencies: Vec<Dependencies>,
+    /// What each decoded instruction asks of the pipes (timing mode).
+    costs: Vec<Cost>,
 }
 
 impl<T> Cache<T> {
@@ -66,6 +69,7 @@ impl<T> Cache<T> {
             decoded: Vec::new(),
             rows: Vec::new(),
             dependencies: Vec::new(),
+            costs: Vec::new(),
         }
     }
 }
@@ -143,6 +147,7 @@ impl<I: Isa> Program<I> {
             .rows
             .push(VectorRows::covering(&dependencies.footprint));
         cache.dependencies.push(dependencies);
+        cache.costs.push(I::cost(self.target, &inst));
         cache.decoded.push(inst);
         cache.slots[k] = cache.decoded.len() as u32;
         Ok(cache.decoded.len() - 1)
@@ -156,6 +161,11 @@ impl<I: Isa> Program<I> {
     /// The vector registers the decoded instruction at `index` names.
     pub(crate) fn rows(&self, wave: WaveSize, index: usize) -> VectorRows {
         self.caches[cache_index(wave)].rows[index]
+    }
+
+    /// What the decoded instruction at `index` asks of the pipes.
+    pub(crate) fn cost(&self, wave: WaveSize, index: usize) -> &Cost {
+        &self.caches[cache_index(wave)].costs[index]
     }
 
     /// What the waitcnt check needs of the decoded instruction at `index`.

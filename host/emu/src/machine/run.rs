@@ -13,7 +13,8 @@
 use super::checks::Checks;
 use super::handoff::Handoff;
 use super::races::{GlobalRaces, SHADOW_WORDS, WaveOrder};
-use super::schedule::{Picker, Schedule, WaveRef};
+use super::ready::Ready;
+use super::schedule::{Picker, Schedule};
 use super::visibility::Visibility;
 use super::waitcnt::Counting;
 use super::wave::{MODE_GPR_IDX_EN, State, VectorRows};
@@ -23,6 +24,8 @@ use crate::dispatch::{Dispatch, TraceEvent};
 use crate::error::{EmuError, Fault, StoreDataHazard, WaitcntHazard, WaveSnapshot, WaveStatus};
 use crate::memory::{DeviceMemory, SharedMemory};
 use crate::target::Target;
+use crate::timing::Device;
+use crate::timing::model::{Effects, Model};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
@@ -43,6 +46,8 @@ pub(crate) struct RunOptions<'p> {
     pub checks: Checks,
     /// The threads that run workers besides the caller's, if any.
     pub pool: Option<&'p rayon::ThreadPool>,
+    /// The device whose time to model, if any (timing mode: one worker, waves in time order).
+    pub timing: Option<&'static Device>,
 }
 
 /// A workgroup on the device: its waves, its LDS, and how many of its waves still run.
@@ -87,6 +92,8 @@ impl Slot {
 enum Turn {
     /// Its slice ran out; it goes on later.
     Sliced,
+    /// Timing mode: its next instruction issues at this cycle, after another wave's.
+    Later(f64),
     /// It waits at a barrier.
     Barrier,
     /// It ended.
@@ -178,9 +185,12 @@ struct Worker<'a, I: Isa> {
     /// Its place among the workers (which slot indices it starts with).
     index: usize,
     slots: Vec<Slot>,
-    runnable: Vec<WaveRef>,
+    ready: Ready,
     /// Wave-instructions claimed of the budget and not yet run.
     allowance: u64,
+    /// The device in time (timing mode), and what the running instruction did.
+    model: Option<Model>,
+    effects: Effects,
 }
 
 /// Runs every workgroup of `d`.
@@ -197,7 +207,7 @@ pub(crate) fn run_groups<I: Isa>(
     let resident = launch.resident_groups;
     let pool = options.pool;
     let workers = match pool {
-        Some(pool) if trace.is_none() => {
+        Some(pool) if trace.is_none() && options.timing.is_none() => {
             (pool.current_num_threads() as u32 + 1).clamp(1, resident.max(1))
         }
         _ => 1,
@@ -236,12 +246,13 @@ pub(crate) fn run_groups<I: Isa>(
         let copy = programs[0].clone();
         programs.push(copy);
     }
-    let mut crew = programs
-        .iter_mut()
-        .enumerate()
-        .map(|(index, p)| Worker::new(&shared, p, index));
+    let lanes = launch.wave.lanes();
+    let mut crew = programs.iter_mut().enumerate().map(|(index, p)| {
+        let model = options.timing.map(|device| Model::new(device, lanes));
+        Worker::new(&shared, p, index, model)
+    });
     let own = crew.next().expect("a dispatch has at least one worker");
-    let parts: Vec<(Vec<Slot>, Counters)> = match pool {
+    let parts: Vec<(Vec<Slot>, Counters)> = match pool.filter(|_| options.timing.is_none()) {
         Some(pool) if workers > 1 => {
             let mut helped: Vec<Option<(Vec<Slot>, Counters)>> =
                 (1..workers).map(|_| None).collect();
@@ -293,15 +304,22 @@ pub(crate) fn run_groups<I: Isa>(
 
 impl<'a, I: Isa> Worker<'a, I> {
     /// Worker `index` of the dispatch, which makes its slots when it starts.
-    fn new(shared: &'a Shared<'a>, program: &'a mut Program<I>, index: usize) -> Self {
+    fn new(
+        shared: &'a Shared<'a>,
+        program: &'a mut Program<I>,
+        index: usize,
+        model: Option<Model>,
+    ) -> Self {
         Worker {
             shared,
             program,
             counters: Counters::default(),
             index,
             slots: Vec::new(),
-            runnable: Vec::new(),
+            ready: Ready::listed(Picker::new(Schedule::InOrder)),
             allowance: 0,
+            model,
+            effects: Effects::default(),
         }
     }
 
@@ -321,12 +339,16 @@ impl<'a, I: Isa> Worker<'a, I> {
 
     /// Runs the worker's slots, and slots it takes over, until every workgroup finished or the
     /// dispatch stops; returns the slots and the counters.
-    fn run(mut self, mut picker: Picker, trace: &mut Trace<'_>) -> (Vec<Slot>, Counters) {
+    fn run(mut self, picker: Picker, trace: &mut Trace<'_>) -> (Vec<Slot>, Counters) {
+        self.ready = match self.model {
+            Some(_) => Ready::timed(),
+            None => Ready::listed(picker),
+        };
         let handoff = &self.shared.handoff;
         let own = handoff.own(self.index);
         self.make(own);
         loop {
-            if let Err(why) = self.run_slots(&mut picker, trace) {
+            if let Err(why) = self.run_slots(trace) {
                 self.shared.stop(why);
                 break;
             }
@@ -339,6 +361,9 @@ impl<'a, I: Isa> Worker<'a, I> {
                 None => break,
             }
         }
+        if let Some(model) = &self.model {
+            self.counters.timing = Some(model.summary());
+        }
         (self.slots, self.counters)
     }
 
@@ -347,7 +372,7 @@ impl<'a, I: Isa> Worker<'a, I> {
         let at = self.slots.len() as u32;
         for (k, w) in slot.waves.iter().enumerate() {
             if w.state == State::Running {
-                self.runnable.push((at, k as u32));
+                self.ready.push((at, k as u32), w.clock.ready());
             }
         }
         self.slots.push(slot);
@@ -364,38 +389,36 @@ impl<'a, I: Isa> Worker<'a, I> {
         if !handoff.claim() {
             return;
         }
-        self.runnable.retain(|&(s, _)| s as usize != slot);
         let last = self.slots.len() - 1;
+        self.ready.give_away(slot as u32, last as u32);
         let given = self.slots.swap_remove(slot);
-        for r in &mut self.runnable {
-            if r.0 as usize == last {
-                r.0 = slot as u32;
-            }
-        }
         handoff.give(given);
     }
 
     /// Runs the worker's slots until none has a wave to run or the dispatch stops.
-    fn run_slots(&mut self, picker: &mut Picker, trace: &mut Trace<'_>) -> Result<(), Stop> {
+    fn run_slots(&mut self, trace: &mut Trace<'_>) -> Result<(), Stop> {
         let checks = self.shared.checks;
         let waves_per_group = self.shared.launch.waves_per_group;
-        while !self.runnable.is_empty() {
+        while !self.ready.is_empty() {
             if self.shared.stopping.load(Ordering::Relaxed) {
                 return Ok(());
             }
             if self.shared.handoff.wanted() {
                 self.share();
             }
-            let (at, slice) = picker.next(&self.runnable);
-            let (slot, wave) = self.runnable[at];
+            let ((slot, wave), slice) = self.ready.next();
             let slot = slot as usize;
             match self
                 .turn(slot, wave as usize, slice, trace)
                 .map_err(Stop::Fault)?
             {
-                Turn::Sliced => {}
+                Turn::Sliced => {
+                    let at = self.slots[slot].waves[wave as usize].clock.ready();
+                    self.ready.requeue_current(at);
+                }
+                Turn::Later(at) => self.ready.requeue_current(at),
                 Turn::Barrier => {
-                    self.runnable.swap_remove(at);
+                    self.ready.remove_current();
                     self.slots[slot].running -= 1;
                     if checks.barriers {
                         self.check_barrier(slot).map_err(Stop::Fault)?;
@@ -403,7 +426,7 @@ impl<'a, I: Isa> Worker<'a, I> {
                     self.release_barrier(slot);
                 }
                 Turn::Ended => {
-                    self.runnable.swap_remove(at);
+                    self.ready.remove_current();
                     let s = &mut self.slots[slot];
                     s.running -= 1;
                     s.done += 1;
@@ -446,6 +469,8 @@ impl<'a, I: Isa> Worker<'a, I> {
         let group = [id % gx, id / gx % gy, id / (gx * gy)].map(|c| c as u32);
         let waves_per_group = sh.launch.waves_per_group;
         let s = &mut self.slots[slot];
+        // In timing mode the workgroup starts when the slot's last one ended.
+        let start = s.waves.iter().map(|w| w.clock.ready()).fold(0.0, f64::max);
         s.group = group;
         s.lds.reset();
         s.visibility.reset();
@@ -467,7 +492,10 @@ impl<'a, I: Isa> Worker<'a, I> {
             w.store_data.clear();
             let scratch_wave = s.index * waves_per_group + k as u32;
             I::initialize(w, sh.target, sh.d, sh.launch, group, k as u32, scratch_wave);
-            self.runnable.push((slot as u32, k as u32));
+            if let Some(model) = &mut self.model {
+                model.place(&mut w.clock, s.index, k as u32, waves_per_group, start);
+            }
+            self.ready.push((slot as u32, k as u32), w.clock.ready());
         }
         s.running = waves_per_group;
         s.done = 0;
@@ -519,12 +547,16 @@ impl<'a, I: Isa> Worker<'a, I> {
         if s.running != 0 {
             return;
         }
+        if let Some(model) = &mut self.model {
+            let waiting = s.waves.iter_mut().filter(|w| w.state == State::Barrier);
+            model.release(waiting.map(|w| &mut w.clock).collect());
+        }
         let mut released = false;
         for (k, w) in s.waves.iter_mut().enumerate() {
             if w.state == State::Barrier {
                 w.state = State::Running;
                 s.orders[k].passed_barrier();
-                self.runnable.push((slot as u32, k as u32));
+                self.ready.push((slot as u32, k as u32), w.clock.ready());
                 s.running += 1;
                 released = true;
             }
@@ -580,6 +612,11 @@ impl<'a, I: Isa> Worker<'a, I> {
         let group = s.group;
         let w = &mut s.waves[k];
         let wave_size = sh.launch.wave;
+        // In timing mode the wave runs while its instructions issue before any other wave's.
+        let horizon = self.ready.horizon();
+        let model = self.model.as_mut();
+        let clock_mhz = model.as_ref().map(|m| m.clock_mhz());
+        let mut model = model;
         let mut ctx = Ctx {
             target: sh.target,
             fences: I::fence_code(sh.target),
@@ -595,6 +632,8 @@ impl<'a, I: Isa> Worker<'a, I> {
             order: &mut s.orders[k],
             coherent: false,
             grid: sh.d.grid,
+            now: None,
+            effects: model.is_some().then_some(&mut self.effects),
         };
         for _ in 0..slice {
             let pc = w.pc;
@@ -607,14 +646,25 @@ impl<'a, I: Isa> Worker<'a, I> {
                 instruction: text,
                 fault,
             };
-            *ran += 1;
             let index = self
                 .program
                 .index_of(pc, wave_size)
                 .map_err(|f| fail(f, String::new()))?;
+            let dependencies = self.program.dependencies(wave_size, index);
+            let cost = self.program.cost(wave_size, index);
+            let hold = match model.as_deref() {
+                Some(m) => {
+                    let (at, why) = m.issue_time(&w.clock, cost, &dependencies.counting);
+                    if at > horizon {
+                        return Ok(Turn::Later(at));
+                    }
+                    Some((at, why))
+                }
+                None => None,
+            };
+            *ran += 1;
             w.hold(self.program.rows(wave_size, index));
             let inst = self.program.instruction(wave_size, index);
-            let dependencies = self.program.dependencies(wave_size, index);
             // GPR index mode renames the VGPRs an instruction names: it is not checked.
             if sh.checks.waits && w.mode & MODE_GPR_IDX_EN == 0 {
                 let issue = match &dependencies.counting {
@@ -657,8 +707,37 @@ impl<'a, I: Isa> Worker<'a, I> {
                     instruction: I::traced(inst),
                 });
             }
+            let lds_before = (
+                ctx.counters.lds_bytes,
+                ctx.counters.lds_bank_conflict_cycles,
+            );
+            if let (Some((at, _)), Some(mhz), Some(e)) = (hold, clock_mhz, ctx.effects.as_mut()) {
+                e.clear();
+                ctx.now = Some((at, mhz));
+            }
             let flow = I::execute(&mut ctx, w, inst)
                 .map_err(|f| fail(f, I::disassemble(sh.target, inst)))?;
+            let lds_bytes = ctx.counters.lds_bytes - lds_before.0;
+            let lds_conflicts = ctx.counters.lds_bank_conflict_cycles - lds_before.1;
+            if let (Some((at, why)), Some(m), Some(effects)) =
+                (hold, model.as_deref_mut(), ctx.effects.as_deref_mut())
+            {
+                effects.lds_bytes = lds_bytes;
+                effects.lds_conflicts = lds_conflicts;
+                m.issued(
+                    &mut w.clock,
+                    index,
+                    pc,
+                    cost,
+                    &dependencies.counting,
+                    at,
+                    why,
+                    effects,
+                );
+                if let Flow::Jump(to) = flow {
+                    m.jumped(pc, to);
+                }
+            }
             if sh.checks.waits {
                 match &dependencies.counting {
                     Counting::Issue(issue) => w.outstanding.issue(issue, pc, sh.target),
@@ -679,6 +758,9 @@ impl<'a, I: Isa> Worker<'a, I> {
                     w.state = State::Done;
                     return Ok(Turn::Ended);
                 }
+            }
+            if model.is_some() && w.clock.ready() > horizon {
+                return Ok(Turn::Sliced);
             }
         }
         Ok(Turn::Sliced)

@@ -131,20 +131,31 @@ pub(crate) enum Queue {
     FlatLds,
 }
 
-const QUEUES: usize = 5;
+/// How many queues there are.
+pub(crate) const QUEUES: usize = 5;
 
 impl Queue {
-    fn index(self) -> usize {
+    /// Every queue, in index order.
+    pub const ALL: [Queue; QUEUES] = [
+        Queue::Vector,
+        Queue::Lds,
+        Queue::Scalar,
+        Queue::FlatVector,
+        Queue::FlatLds,
+    ];
+
+    /// The queue's place in per-queue arrays.
+    pub fn index(self) -> usize {
         self as usize
     }
 
     /// Whether the queue's accesses complete in the order they were issued.
-    fn ordered(self) -> bool {
+    pub fn ordered(self) -> bool {
         matches!(self, Queue::Vector | Queue::Lds)
     }
 
     /// How many accesses the queue's counter holds before the wave stalls.
-    fn limit(self, target: Target) -> usize {
+    pub fn limit(self, target: Target) -> usize {
         match self {
             Queue::Vector | Queue::FlatVector => 63,
             Queue::Lds | Queue::FlatLds | Queue::Scalar if !target.is_rdna() => 15,
@@ -182,6 +193,11 @@ pub(crate) struct Wait {
 }
 
 impl Wait {
+    /// At most how many accesses of `q` stay outstanding (`None`: `q` is not waited for).
+    pub fn at_most(&self, q: Queue) -> Option<u8> {
+        self.at_most[q.index()]
+    }
+
     /// A wait leaving at most `n` accesses of each of `queues` outstanding, on top of `self`.
     pub fn with(mut self, queues: &[Queue], n: u8) -> Wait {
         for q in queues {

@@ -9,6 +9,7 @@ use super::waitcnt::{Footprint, Outstanding, RegisterFile};
 use super::{LaunchState, PRIVATE_APERTURE_HI, SHARED_APERTURE_HI};
 use crate::dispatch::Dispatch;
 use crate::error::Fault;
+use crate::timing::model::WaveClock;
 
 /// Vector registers per lane (architected and accumulation files each).
 pub const VGPRS: usize = 256;
@@ -47,6 +48,8 @@ pub(crate) struct Wave {
     pub outstanding: Outstanding,
     /// The stores whose data registers the hardware may still be reading (the waitcnt check).
     pub store_data: DataInFlight,
+    /// Where the wave stands in time (timing mode).
+    pub clock: WaveClock,
 }
 
 impl Wave {
@@ -65,6 +68,7 @@ impl Wave {
             architected_scratch: None,
             outstanding: Outstanding::default(),
             store_data: DataInFlight::default(),
+            clock: WaveClock::default(),
         }
     }
 

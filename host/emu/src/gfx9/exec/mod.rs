@@ -13,6 +13,7 @@
 //! rounding modes other than round-to-nearest-even, FP16 overflow mode, exception/trap status bits.
 
 mod buffer_format;
+mod cost;
 mod counting;
 pub(crate) mod float;
 mod fp8;
@@ -41,6 +42,7 @@ use crate::error::Fault;
 use crate::machine::Isa;
 use crate::machine::{Dependencies, FenceCode};
 use crate::target::Target;
+use crate::timing::cost::Cost;
 
 /// The GFX9 instruction set on the machine model.
 pub(crate) struct Gfx9;
@@ -70,6 +72,10 @@ impl Isa for Gfx9 {
 
     fn execute(ctx: &mut Ctx<'_>, w: &mut Wave, i: &Instruction) -> Result<Flow, Fault> {
         execute(ctx, w, i)
+    }
+
+    fn cost(target: Target, i: &Instruction) -> Cost {
+        cost::cost(target, i)
     }
 
     fn disassemble(target: Target, i: &Instruction) -> String {

@@ -600,9 +600,12 @@ pub(crate) fn smem(ctx: &mut Ctx<'_>, w: &mut Wave, i: &Instruction) -> Result<F
         | Op::S_DCACHE_DISCARD_X2
         | Op::S_ATC_PROBE
         | Op::S_ATC_PROBE_BUFFER => return Ok(Flow::Next),
-        Op::S_MEMTIME | Op::S_MEMREALTIME => {
-            let t = ctx.counters.total_instructions();
-            w.write_scalar(&i.dst, t)?;
+        Op::S_MEMTIME => {
+            w.write_scalar(&i.dst, ctx.shader_cycles())?;
+            return Ok(Flow::Next);
+        }
+        Op::S_MEMREALTIME => {
+            w.write_scalar(&i.dst, ctx.real_time())?;
             return Ok(Flow::Next);
         }
         _ => {}

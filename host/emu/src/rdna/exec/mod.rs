@@ -13,6 +13,7 @@
 //! conversions and compares.
 
 mod buffer;
+mod cost;
 mod counting;
 mod initial_state;
 mod lanes;
@@ -31,6 +32,7 @@ use crate::error::Fault;
 use crate::gfx9::decode::DecodeError;
 use crate::machine::{Ctx, Flow, Isa, LaunchState, Wave};
 use crate::machine::{Dependencies, FenceCode};
+use crate::timing::cost::Cost;
 use crate::{Target, WaveSize};
 
 /// The RDNA instruction set on the machine model.
@@ -57,6 +59,10 @@ impl Isa for Rdna {
 
     fn execute(ctx: &mut Ctx<'_>, w: &mut Wave, i: &Instruction) -> Result<Flow, Fault> {
         execute(ctx, w, i)
+    }
+
+    fn cost(target: Target, i: &Instruction) -> Cost {
+        cost::cost(target, i)
     }
 
     fn disassemble(target: Target, i: &Instruction) -> String {

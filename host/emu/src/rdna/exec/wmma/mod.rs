@@ -37,6 +37,18 @@ pub(crate) fn is_wmma(op: Op) -> bool {
     op.name().starts_with("v_wmma_") || op.name().starts_with("v_swmmac_")
 }
 
+/// Cycles the dense WMMA `op` holds its SIMD, from AMD's matrix instruction calculator: 32 for
+/// every gfx11 form; on gfx12 16 for 16-bit sources and 8 for 8-bit and 4-bit ones. `None` for
+/// the sparse forms, which are not executed.
+pub(crate) fn cycles(target: Target, op: Op) -> Option<u16> {
+    let form = Form::of(op)?;
+    Some(match (target, form.a.bits()) {
+        (Target::Gfx1201, 16) => 16,
+        (Target::Gfx1201, _) => 8,
+        _ => 32,
+    })
+}
+
 /// Executes a WMMA instruction on wave `w` of `target`.
 pub(crate) fn execute(target: Target, w: &mut Wave, i: &Instruction) -> Result<(), Fault> {
     let form = Form::of(i.op).ok_or(Fault::Unsupported)?;
