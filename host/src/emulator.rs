@@ -22,6 +22,7 @@ use std::time::{Duration, Instant};
 
 use iron_emu::{CodeId, Counters, Dispatch, EmuError, Fault, Gpu, Target};
 
+pub use iron_emu::timing;
 pub use iron_emu::{Checks, Schedule};
 
 mod printing;
@@ -186,6 +187,28 @@ impl Emulator {
     /// once), which is what the library sizes its grids by.
     pub fn set_compute_units(&self, compute_units: u32) {
         self.backend.lock().gpu.set_compute_units(compute_units);
+    }
+
+    /// Estimates the time of the following dispatches on `device` (`None`, the default: no
+    /// estimate). Each then runs on one host thread with as many workgroups resident as the
+    /// device holds, its waves issuing in the order the cycle model says, and its counters carry
+    /// a [`timing::TimingSummary`]. A device of another gfx is refused, naming the right ones.
+    ///
+    /// # Example
+    /// ```
+    /// use iron::emulator::{Emulator, timing::Device};
+    ///
+    /// let emulator = Emulator::new("gfx942")?;
+    /// emulator.set_timing(Device::by_name("MI300X")).expect("a gfx942 device");
+    /// assert!(emulator.set_timing(Device::by_name("MI355X")).is_err());
+    /// // launch kernels; then each entry of `take_counters()` has its `timing`.
+    /// # Ok::<(), iron::DeviceError>(())
+    /// ```
+    pub fn set_timing(
+        &self,
+        device: Option<&'static timing::Device>,
+    ) -> Result<(), timing::DeviceMismatch> {
+        self.backend.lock().gpu.set_timing(device)
     }
 
     /// The emulated GPU as a device (every call returns a handle to the same GPU).

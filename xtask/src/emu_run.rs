@@ -6,7 +6,8 @@ use iron::code_object::{Bundle, CodeObject, is_bundle};
 use iron::emulator::{Emulator, emulated_targets};
 use iron::launch::{LaunchArg, check_launch};
 use iron::{DeviceBuffer, LaunchConfig};
-use iron_emu::{ACCESS_WIDTHS, Counters, InstructionClass};
+use iron_emu::timing::{DEVICES, Device, Stall, TimingSummary};
+use iron_emu::{ACCESS_WIDTHS, Counters, InstructionClass, Target};
 use std::path::{Path, PathBuf};
 
 /// What `cargo xtask emu run` was asked to do.
@@ -35,6 +36,8 @@ pub struct RunRequest {
     pub schedule: Option<iron_emu::Schedule>,
     /// The emulated device's compute units, when not the target's.
     pub compute_units: Option<u32>,
+    /// Estimate the time: on the named device, or (`Some(None)`) the gfx's first.
+    pub timing: Option<Option<String>>,
     /// The host threads, when not one per core.
     pub threads: Option<u32>,
     /// The sanitizer checks, when not all.
@@ -114,6 +117,9 @@ pub fn run(req: &RunRequest) -> Result<()> {
     if let Some(checks) = req.checks {
         emulator.set_checks(checks);
     }
+    if let Some(name) = &req.timing {
+        emulator.set_timing(Some(timing_device(&gfx, name.as_deref())?))?;
+    }
     if req.trace {
         emulator.set_trace(Box::new(|line: &str| println!("{line}")));
     }
@@ -158,12 +164,77 @@ pub fn run(req: &RunRequest) -> Result<()> {
     stream.synchronize()?;
 
     write_buffers(&specs, &buffers, &req.out_dir)?;
+    let dispatches = emulator.take_counters();
     if req.stats {
-        for (name, counters) in emulator.take_counters() {
-            println!("{}", format_counters(&name, &counters));
+        for (name, counters) in &dispatches {
+            println!("{}", format_counters(name, counters));
+        }
+    }
+    for (name, counters) in &dispatches {
+        if let Some(t) = &counters.timing {
+            println!("{}", format_timing(name, t));
         }
     }
     Ok(())
+}
+
+/// The timing device `name` (or `gfx`'s first), checked to be a `gfx` device.
+fn timing_device(gfx: &str, name: Option<&str>) -> Result<&'static Device> {
+    let of_gfx = || {
+        Device::of_target(Target::from_name(gfx).expect("an emulated gfx"))
+            .map(|d| d.name)
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let Some(name) = name else {
+        return Device::of_target(Target::from_name(gfx).expect("an emulated gfx"))
+            .next()
+            .context("no timing device for this gfx");
+    };
+    Device::by_name(name).with_context(|| {
+        format!(
+            "no device `{name}` in the timing model: {gfx} has {}; all: {}",
+            of_gfx(),
+            DEVICES.map(|d| d.name).join(", ")
+        )
+    })
+}
+
+/// An estimate as a few labelled lines: the time, where the waves waited, the hottest loop.
+fn format_timing(kernel: &str, t: &TimingSummary) -> String {
+    let waited: u64 = t.stalls.iter().sum();
+    let share = |cycles: u64| 100.0 * cycles as f64 / waited.max(1) as f64;
+    let reasons: Vec<String> = Stall::ALL
+        .iter()
+        .filter(|&&s| t.stalled(s) > 0)
+        .map(|&s| format!("{} {:.0}%", s.name(), share(t.stalled(s))))
+        .collect();
+    let mut text = format!(
+        "{kernel}: estimated {:.2} us on {} ({} cycles; a model, not a measurement)\n  \
+         waves waited {} wave-cycles: {}\n  DRAM: {} bytes",
+        t.seconds() * 1e6,
+        t.device,
+        t.cycles,
+        waited,
+        if reasons.is_empty() {
+            "-".to_string()
+        } else {
+            reasons.join(", ")
+        },
+        t.dram_bytes
+    );
+    if let Some(l) = &t.main_loop {
+        let looped: u64 = l.stalls.iter().sum();
+        let top = Stall::ALL
+            .iter()
+            .max_by_key(|&&s| l.stalls[s as usize])
+            .map_or("-", |s| s.name());
+        text.push_str(&format!(
+            "\n  main loop {:#x}..={:#x}: {} wave-instructions, waited {} wave-cycles (most: {top})",
+            l.first_pc, l.last_pc, l.instructions, looped
+        ));
+    }
+    text
 }
 
 /// Writes the buffer of argument `i` (`buf:` or `ptr:`; `i` is its position among all

@@ -196,6 +196,14 @@ enum EmuCmd {
         /// largest product), which decide how many workgroups are resident at once.
         #[arg(long, value_name = "N")]
         compute_units: Option<u32>,
+        /// Estimate the dispatch's time on a device with the emulator's cycle model (it then runs
+        /// on one host thread) and print it with where the waves waited.
+        #[arg(long)]
+        timing: bool,
+        /// The device to estimate for (`MI300X`, `MI355X`, `RX 7900 XTX`, ...; case and spaces
+        /// ignored); default: the gfx's first. Implies --timing.
+        #[arg(long, value_name = "NAME")]
+        device: Option<String>,
         /// Host threads that run the dispatch (default: one per core; a traced run uses one).
         /// With one, a `random` schedule repeats exactly.
         #[arg(long, value_name = "N")]
@@ -307,6 +315,8 @@ fn main() {
                         budget,
                         schedule,
                         compute_units,
+                        timing,
+                        device,
                         threads,
                         check,
                         args,
@@ -324,6 +334,7 @@ fn main() {
                 budget,
                 schedule,
                 compute_units,
+                timing: (timing || device.is_some()).then_some(device),
                 threads,
                 checks: check,
                 args: args

@@ -177,6 +177,19 @@ mod tests {
     }
 
     #[test]
+    fn every_device_has_a_timing_model_with_the_same_gfx_and_bandwidth() {
+        for d in super::DEVICES {
+            let model = iron_emu::timing::Device::by_name(d.name).expect(d.name);
+            assert_eq!(model.target.name(), d.gfx, "{}", d.name);
+            // The roofline's bandwidth is the whole product's; MI250X's model is one GCD.
+            let gcds = if d.name == "MI250X" { 2.0 } else { 1.0 };
+            let model_bandwidth = model.dram.bytes_per_second * gcds;
+            assert!((model_bandwidth - d.bandwidth).abs() < 1e6, "{}", d.name);
+        }
+        assert_eq!(iron_emu::timing::DEVICES.len(), super::DEVICES.len());
+    }
+
+    #[test]
     fn devices_are_found_by_name_ignoring_case_and_spaces() {
         assert_eq!(super::by_name("rx7900xtx").map(|d| d.gfx), Some("gfx1100"));
         assert_eq!(super::by_name("MI355X").map(|d| d.gfx), Some("gfx950"));

@@ -3,6 +3,7 @@
 
 use super::code_stats::{self, CodeStats};
 use super::devices::Device;
+use super::modelled::Modelled;
 use super::roofline::{self, Estimate};
 use super::workloads::{Family, Math, Run};
 use anyhow::{Context, Result};
@@ -87,6 +88,9 @@ pub struct Measured {
     pub launch_occupancy: Option<u32>,
     /// The lower bound on each device of the gfx.
     pub estimates: Vec<Estimate>,
+    /// The estimated time on each device of `estimates` (same order), from the emulator's
+    /// cycle model.
+    pub modelled: Vec<Modelled>,
     /// Host seconds the emulated run took.
     pub host_seconds: f64,
 }
@@ -165,14 +169,22 @@ pub struct Scope<'a> {
     pub processor: &'a str,
     /// The devices to estimate for.
     pub devices: &'a [&'static Device],
+    /// Per device of `devices`, the workloads' runs in timing mode (the first gives the
+    /// counters).
+    pub timed: &'a [Vec<Run>],
 }
 
 /// What `run` measured, with its estimates on every device of the scope (the peer benchmark
 /// measures Triton's kernels with it too).
-pub fn measure(scope: &Scope<'_>, kernel: &KernelStatic, run: &Run) -> Measured {
+pub fn measure(scope: &Scope<'_>, kernel: &KernelStatic, run: &Run, index: usize) -> Measured {
     let c = &run.counters;
     let d = &run.demand;
     let moved = c.vector_bytes_read() + c.global_bytes_written;
+    let estimates: Vec<Estimate> = scope
+        .devices
+        .iter()
+        .map(|dev| roofline::estimate(dev, moved, d.min_bytes, d.flops, d.math))
+        .collect();
     let vector_accesses: u64 = c.global_access_widths.iter().sum();
     let wide = ACCESS_WIDTHS
         .iter()
@@ -206,10 +218,19 @@ pub fn measure(scope: &Scope<'_>, kernel: &KernelStatic, run: &Run) -> Measured 
         lds_accesses: c.lds_accesses,
         lds_bank_conflict_cycles: c.lds_bank_conflict_cycles,
         launch_occupancy: launch_occupancy(scope.processor, kernel, run),
-        estimates: scope
-            .devices
+        estimates: estimates.clone(),
+        modelled: scope
+            .timed
             .iter()
-            .map(|dev| roofline::estimate(dev, moved, d.min_bytes, d.flops, d.math))
+            .zip(&estimates)
+            .filter_map(|(runs, bound)| {
+                let same = |r: &&Run| r.kernel == run.kernel && r.demand.label == d.label;
+                let timed = runs
+                    .get(index)
+                    .filter(same)
+                    .or_else(|| runs.iter().find(same))?;
+                Some(Modelled::new(timed.counters.timing.as_ref()?, bound))
+            })
             .collect(),
         host_seconds: run.host_seconds,
     }
@@ -221,12 +242,15 @@ pub fn rows(scope: &Scope<'_>, kernels: &[KernelStatic], runs: &[Run]) -> Vec<Ke
     let mut rows = Vec::new();
     for kernel in kernels {
         let mut launched = false;
-        for run in runs.iter().filter(|r| r.kernel == kernel.name) {
+        for (index, run) in runs.iter().enumerate() {
+            if run.kernel != kernel.name {
+                continue;
+            }
             launched = true;
             rows.push(KernelRow {
                 gfx: scope.label.to_string(),
                 kernel: kernel.clone(),
-                run: Some(measure(scope, kernel, run)),
+                run: Some(measure(scope, kernel, run, index)),
             });
         }
         if !launched {

@@ -19,8 +19,10 @@ pub fn render(report: &Report) -> String {
     let _ = writeln!(
         md,
         "Targets: {}. Each run is one call of the library's host API on the emulator at a \
-         representative shape ({} shapes); times are roofline lower bounds from the published \
-         peaks listed at the end.\n",
+         representative shape ({} shapes). Bounds are roofline lower bounds from the published \
+         peaks listed at the end; estimated times come from the emulator's cycle model of each \
+         device (a model, not a measurement: docs/performance.md gives its error against \
+         published measurements).\n",
         gfx_list.join(", "),
         report.size
     );
@@ -30,6 +32,7 @@ pub fn render(report: &Report) -> String {
         let rows: Vec<&KernelRow> = report.rows.iter().filter(|r| &r.gfx == gfx).collect();
         static_table(&mut md, gfx, &rows);
         runs_table(&mut md, &rows);
+        modelled_table(&mut md, &rows);
         not_run(&mut md, gfx, &rows, report.failures.get(gfx));
     }
     device_table(&mut md);
@@ -224,6 +227,57 @@ fn runs_table(md: &mut String, rows: &[&KernelRow]) {
             run.launch_occupancy
                 .map_or("-".to_string(), |o| o.to_string()),
             bounds.join(" | ")
+        );
+    }
+    let _ = writeln!(md);
+}
+
+/// Each run's estimated time per device, its share of the roofline bound, and where the waves
+/// waited most, over the run and in its hottest loop.
+fn modelled_table(md: &mut String, rows: &[&KernelRow]) {
+    let names: Vec<&str> = rows
+        .iter()
+        .find_map(|r| r.run.as_ref())
+        .map(|run| run.modelled.iter().map(|m| m.device).collect())
+        .unwrap_or_default();
+    if names.is_empty() {
+        return;
+    }
+    let _ = writeln!(
+        md,
+        "### Estimated time (cycle model)\n\nPer device: the estimate, the roofline bound's \
+         share of it, and the reason waves waited most (over the run; in the hottest loop).\n"
+    );
+    let _ = writeln!(md, "| run | kernel | {} |", names.join(" | "));
+    let _ = writeln!(md, "| --- | --- |{}", " --- |".repeat(names.len()));
+    let top = |s: &super::modelled::Stalls| {
+        s.top()
+            .map_or("-".to_string(), |(r, x)| format!("{r} {:.0}%", 100.0 * x))
+    };
+    for row in rows {
+        let Some(run) = &row.run else { continue };
+        let cells: Vec<String> = run
+            .modelled
+            .iter()
+            .map(|m| {
+                let lp = m
+                    .main_loop
+                    .as_ref()
+                    .map_or(String::new(), |(_, s)| format!("; loop: {}", top(s)));
+                format!(
+                    "{} ({:.0}% of bound; {}{lp})",
+                    duration(m.seconds),
+                    100.0 * m.of_roofline,
+                    top(&m.stalls)
+                )
+            })
+            .collect();
+        let _ = writeln!(
+            md,
+            "| {} | {} | {} |",
+            run.label,
+            row.kernel.name,
+            cells.join(" | ")
         );
     }
     let _ = writeln!(md);

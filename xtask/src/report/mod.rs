@@ -5,7 +5,9 @@
 //! - dynamic, from one emulated run per operation at a representative shape through the
 //!   library's host API: bytes moved against the algorithm's minimum (the headline), scalar
 //!   bytes apart, instructions per element, the access-width histogram and LDS bank conflicts;
-//! - a roofline lower bound on every known device of the gfx ([`devices::DEVICES`]).
+//! - a roofline lower bound on every known device of the gfx ([`devices::DEVICES`]);
+//! - an estimated time on each of those devices from the emulator's cycle model, with where the
+//!   waves waited ([`modelled`]): every run is made once per device, in timing mode.
 //!
 //! It writes `report.md`, `report.json` and one `roofline-<gfx>.svg` per target under
 //! `<target dir>/iron/report/`, and lists every kernel that misses a target ([`targets`]).
@@ -16,6 +18,7 @@ mod code_stats;
 mod devices;
 pub(crate) mod kernels;
 mod markdown;
+mod modelled;
 mod roofline;
 mod targets;
 pub(crate) mod workloads;
@@ -235,12 +238,27 @@ fn report_target(
         emulator,
         library,
     } = load_library(artifacts, target)?;
-    let (runs, failures) = workloads::run_all(&emulator, &library, size);
+    // One run per device in timing mode; the first device's also gives the counters.
+    let mut timed = Vec::new();
+    let mut failures = Vec::new();
+    for device in devices {
+        let model = iron_emu::timing::Device::by_name(device.name)
+            .with_context(|| format!("the timing model has no {}", device.name))?;
+        emulator.set_timing(Some(model))?;
+        eprintln!("{target}: running the workloads timed on {}", device.name);
+        let (runs, failed) = workloads::run_all(&emulator, &library, size);
+        if timed.is_empty() {
+            failures = failed;
+        }
+        timed.push(runs);
+    }
+    let runs = timed.first().map(Vec::as_slice).unwrap_or_default();
     let label = target.dir_name();
     let scope = Scope {
         label: &label,
         processor: &processor,
         devices,
+        timed: &timed,
     };
-    Ok((kernels::rows(&scope, &kernels, &runs), failures))
+    Ok((kernels::rows(&scope, &kernels, runs), failures))
 }

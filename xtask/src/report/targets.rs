@@ -221,6 +221,7 @@ pub(crate) mod tests {
             lds_bank_conflict_cycles: conflicts,
             launch_occupancy: Some(8),
             estimates: Vec::new(),
+            modelled: Vec::new(),
             host_seconds: 0.0,
         }
     }

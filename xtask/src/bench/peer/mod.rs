@@ -187,7 +187,9 @@ pub fn run(root: &Path, options: &Options) -> Result<()> {
                 label: &label,
                 processor: &processor,
                 devices: &[],
+                timed: &[],
             },
+            timing: timing_device(target.gfx.name),
         };
         for op in &ops {
             let id = op.id();
@@ -204,6 +206,7 @@ pub fn run(root: &Path, options: &Options) -> Result<()> {
                 triton_sides.push(bench.triton(compiled, &mut prepared)?);
             }
             results.comparisons.push(Comparison {
+                timing_device: bench.timing.map(|d| d.name),
                 gfx: label.clone(),
                 workload: op.label(),
                 iron,
@@ -254,6 +257,12 @@ pub fn run(root: &Path, options: &Options) -> Result<()> {
 }
 
 /// The shapes, as the table's header says them.
+/// The device `gfx`'s comparisons estimate their time on: the first of its timing devices
+/// (MI300X for gfx942, MI355X... as the timing model lists them).
+fn timing_device(gfx: &str) -> Option<&'static iron_emu::timing::Device> {
+    iron_emu::Target::from_name(gfx).and_then(|t| iron_emu::timing::Device::of_target(t).next())
+}
+
 fn shapes(options: &Options) -> String {
     if options.smoke {
         "smoke: add, casts, sum 16384; rows 4x512; transpose 128^2; RoPE 4 tokens; GEMM 128^3; \

@@ -12,6 +12,7 @@ use iron::launch::LaunchArg;
 use iron::library::Library;
 use iron::{Device, DeviceBuffer, LaunchConfig};
 use iron_emu::Counters;
+use iron_emu::timing::Device as TimingDevice;
 use serde::Serialize;
 use std::time::Instant;
 
@@ -33,6 +34,8 @@ pub struct Side {
     /// For a Triton configuration the emulator's LDS race check stopped: the fault it
     /// reported, after which the configuration ran again without that check.
     pub lds_race: Option<String>,
+    /// Estimated seconds on the gfx's timing device (the emulator's cycle model), when it ran.
+    pub estimated_seconds: Option<f64>,
 }
 
 /// A Triton configuration's launch parameters.
@@ -53,6 +56,8 @@ pub struct Bench<'a> {
     /// device handle).
     pub device: Device,
     pub scope: Scope<'a>,
+    /// The device whose time each side's run is estimated on, if any.
+    pub timing: Option<&'static TimingDevice>,
 }
 
 impl Bench<'_> {
@@ -62,7 +67,7 @@ impl Bench<'_> {
         config: String,
         prepared: &mut Prepared,
         statics: impl Fn(&str) -> Result<KernelStatic>,
-        launch: impl FnOnce(&mut Prepared) -> Result<()>,
+        launch: impl Fn(&mut Prepared) -> Result<()>,
     ) -> Result<Side> {
         prepared.poison()?;
         self.emulator.take_counters();
@@ -78,6 +83,11 @@ impl Bench<'_> {
             counters += c;
         }
         let statics = statics(kernel)?;
+        let mismatch = prepared.check()?;
+        let estimated_seconds = match self.timing {
+            Some(device) => Some(self.estimate(device, prepared, &launch)?),
+            None => None,
+        };
         let run = Run {
             kernel: kernel.clone(),
             family: prepared.op.family(),
@@ -90,11 +100,33 @@ impl Bench<'_> {
             config,
             kernel: kernel.clone(),
             triton: None,
-            measured: kernels::measure(&self.scope, &statics, &run),
+            measured: kernels::measure(&self.scope, &statics, &run, 0),
             statics,
-            mismatch: prepared.check()?,
+            mismatch,
             lds_race: None,
+            estimated_seconds,
         })
+    }
+
+    /// Runs `launch` again in timing mode on `device`; returns its estimated seconds.
+    fn estimate(
+        &self,
+        device: &'static TimingDevice,
+        prepared: &mut Prepared,
+        launch: &impl Fn(&mut Prepared) -> Result<()>,
+    ) -> Result<f64> {
+        self.emulator.set_timing(Some(device))?;
+        prepared.poison()?;
+        self.emulator.take_counters();
+        let ran = launch(prepared);
+        let dispatches = self.emulator.take_counters();
+        self.emulator.set_timing(None)?;
+        ran?;
+        Ok(dispatches
+            .iter()
+            .filter_map(|(_, c)| c.timing.as_ref())
+            .map(|t| t.seconds())
+            .sum())
     }
 
     /// Iron's side: the library operation.

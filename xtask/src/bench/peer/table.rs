@@ -10,6 +10,8 @@ use std::fmt::Write;
 #[derive(Clone, Debug, Serialize)]
 pub struct Comparison {
     pub gfx: String,
+    /// The device both sides' times are estimated on.
+    pub timing_device: Option<&'static str>,
     pub workload: String,
     pub iron: Side,
     /// The default configuration first, then the autotune-style variants.
@@ -29,6 +31,16 @@ impl Comparison {
             .iter()
             .filter(|s| s.mismatch.is_none())
             .min_by_key(|s| s.measured.wave_instructions)
+    }
+
+    /// Triton's correct configuration with the shortest estimated time.
+    pub fn fastest(&self) -> Option<&Side> {
+        self.triton
+            .iter()
+            .filter(|s| s.mismatch.is_none())
+            .filter_map(|s| Some((s, s.estimated_seconds?)))
+            .min_by(|a, b| a.1.total_cmp(&b.1))
+            .map(|(s, _)| s)
     }
 
     /// Every side whose output did not match the reference.
@@ -54,6 +66,24 @@ fn ratio(a: u64, b: u64) -> String {
     } else {
         format!("{:.2}", a as f64 / b as f64)
     }
+}
+
+/// Iron's estimated time over Triton's fastest correct configuration's, with the two times.
+fn time_ratio(c: &Comparison) -> String {
+    let (Some(iron), Some(fast)) = (c.iron.estimated_seconds, c.fastest()) else {
+        return "-".into();
+    };
+    let Some(triton) = fast.estimated_seconds.filter(|&t| t > 0.0) else {
+        return "-".into();
+    };
+    format!(
+        "{:.2} ({:.1} / {:.1} us, {}, {})",
+        iron / triton,
+        iron * 1e6,
+        triton * 1e6,
+        fast.config,
+        c.timing_device.unwrap_or("-")
+    )
 }
 
 fn occupancy(s: &Side) -> String {
@@ -96,8 +126,8 @@ pub fn render(results: &Results) -> String {
         md,
         "Shapes: {}. Triton compiled offline per gfx, `TRITON_DEFAULT_FP_FUSION={}`; both sides run \
          on the emulator on the same inputs and are checked against a CPU reference. Ratios are \
-         Iron / Triton (below 1: Iron executes fewer). Estimated time: not yet (the emulator has \
-         no timing model).\n",
+         Iron / Triton (below 1: Iron executes fewer, or takes less time). Estimated times come \
+         from the emulator's cycle model of the named device (a model, not a measurement).\n",
         results.size, results.fp_fusion
     );
     let mut gfx_list: Vec<&str> = Vec::new();
@@ -124,9 +154,12 @@ fn summary(md: &mut String, rows: &[&Comparison]) {
     md.push_str(
         "| workload | Iron wave-inst | Triton default | Triton best (config) | Iron / default | \
          Iron / best | bytes/min Iron / Triton | LDS conflict cycles Iron / Triton | VGPRs Iron / \
-         Triton | occupancy Iron / Triton | code bytes Iron / Triton | check |\n",
+         Triton | occupancy Iron / Triton | code bytes Iron / Triton | est. time Iron / Triton \
+         fastest (config, device) | check |\n",
     );
-    md.push_str("| --- | ---: | ---: | ---: | ---: | ---: | --- | --- | --- | --- | --- | --- |\n");
+    md.push_str(
+        "| --- | ---: | ---: | ---: | ---: | ---: | --- | --- | --- | --- | --- | --- | --- |\n",
+    );
     for c in rows {
         let i = &c.iron;
         let Some(d) = c.default_config() else {
@@ -144,7 +177,7 @@ fn summary(md: &mut String, rows: &[&Comparison]) {
         let _ = writeln!(
             md,
             "| {} | {iw} | {dw} | {best} | {} | {best_ratio} | {:.3} / {:.3} | {} / {} | {} / {} | \
-             {} / {} | {} / {} | {} |",
+             {} / {} | {} / {} | {} | {} |",
             c.workload,
             ratio(iw, dw),
             i.measured.bytes_ratio,
@@ -157,6 +190,7 @@ fn summary(md: &mut String, rows: &[&Comparison]) {
             occupancy(d),
             i.statics.resources.code_bytes,
             d.statics.resources.code_bytes,
+            time_ratio(c),
             check(c)
         );
     }
