@@ -23,9 +23,13 @@ pub(crate) enum Lookup {
     Miss,
 }
 
+/// Sets per chunk of tag storage: a chunk is allocated when one of its sets is first used, so a
+/// large cache that a kernel barely touches costs little.
+const SETS_PER_CHUNK: usize = 256;
+
 /// The tags of one cache instance.
 pub(crate) struct Cache {
-    ways: Vec<Way>,
+    chunks: Vec<Option<Box<[Way]>>>,
     associativity: usize,
     sets: u64,
     line_shift: u32,
@@ -38,7 +42,7 @@ impl Cache {
         let associativity = level.ways as usize;
         let sets = (level.bytes / u64::from(level.line) / associativity as u64).max(1);
         Cache {
-            ways: Vec::new(),
+            chunks: Vec::new(),
             associativity,
             sets,
             line_shift: level.line.trailing_zeros(),
@@ -52,11 +56,15 @@ impl Cache {
     }
 
     fn set(&mut self, line: u64) -> &mut [Way] {
-        if self.ways.is_empty() {
-            self.ways = vec![Way::default(); self.sets as usize * self.associativity];
+        if self.chunks.is_empty() {
+            self.chunks = vec![None; (self.sets as usize).div_ceil(SETS_PER_CHUNK)];
         }
-        let set = (line % self.sets) as usize * self.associativity;
-        &mut self.ways[set..set + self.associativity]
+        let set = (line % self.sets) as usize;
+        let ways = self.associativity;
+        let chunk = self.chunks[set / SETS_PER_CHUNK]
+            .get_or_insert_with(|| vec![Way::default(); SETS_PER_CHUNK * ways].into());
+        let first = set % SETS_PER_CHUNK * ways;
+        &mut chunk[first..first + ways]
     }
 
     /// Looks `line` up, making it the most recently used; a miss takes the least recently used

@@ -112,6 +112,8 @@ pub(crate) struct MemorySystem {
     dram_latency: f64,
     /// The vector cache's line size: the unit every request moves.
     line_bytes: u64,
+    /// The L2's line size: what a miss in every cache reads from DRAM.
+    fill_bytes: u64,
     /// DRAM bytes moved.
     pub dram_bytes: u64,
 }
@@ -149,6 +151,7 @@ impl MemorySystem {
             dram: Port::new(d.dram.bytes_per_second * d.dram.efficiency / (d.clock_mhz * 1e6)),
             dram_latency: d.dram.latency_ns * d.cycles_per_ns(),
             line_bytes: u64::from(d.l1.line),
+            fill_bytes: u64::from(d.l1.line.max(d.l2.line)),
             dram_bytes: 0,
         }
     }
@@ -239,8 +242,8 @@ impl MemorySystem {
             }
         }
         let arrival = hit.unwrap_or_else(|| {
-            let start = self.dram.serve(t, bytes);
-            self.dram_bytes += self.line_bytes;
+            let start = self.dram.serve(t, self.fill_bytes as f64);
+            self.dram_bytes += self.fill_bytes;
             Arrival {
                 done: start + self.dram_latency,
                 unloaded: asked + self.dram_latency,
@@ -304,6 +307,18 @@ mod tests {
         let other = m.load(1, 7, cold.done);
         assert_eq!(other.unloaded, cold.done + f64::from(d.l2.latency));
         assert_eq!(m.dram_bytes, u64::from(d.l1.line));
+    }
+
+    #[test]
+    fn a_miss_reads_a_whole_l2_line_so_its_neighbour_in_the_line_hits_the_l2() {
+        let d = Device::by_name("MI210").unwrap();
+        assert_eq!((d.l1.line, d.l2.line), (64, 128));
+        let mut m = MemorySystem::new(d);
+        let first = m.load(0, 10, 0.0);
+        let neighbour = m.load(0, 11, 0.0);
+        assert_eq!(m.dram_bytes, 128);
+        assert!(neighbour.unloaded < first.unloaded);
+        assert!(neighbour.done >= first.done);
     }
 
     #[test]
