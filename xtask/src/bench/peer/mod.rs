@@ -189,7 +189,7 @@ pub fn run(root: &Path, options: &Options) -> Result<()> {
                 devices: &[],
                 timed: &[],
             },
-            timing: timing_device(target.gfx.name),
+            timing: timing_devices(target.gfx.name),
         };
         for op in &ops {
             let id = op.id();
@@ -206,7 +206,6 @@ pub fn run(root: &Path, options: &Options) -> Result<()> {
                 triton_sides.push(bench.triton(compiled, &mut prepared)?);
             }
             results.comparisons.push(Comparison {
-                timing_device: bench.timing.map(|d| d.name),
                 gfx: label.clone(),
                 workload: op.label(),
                 iron,
@@ -257,10 +256,11 @@ pub fn run(root: &Path, options: &Options) -> Result<()> {
 }
 
 /// The shapes, as the table's header says them.
-/// The device `gfx`'s comparisons estimate their time on: the first of its timing devices
-/// (MI300X for gfx942, MI355X... as the timing model lists them).
-fn timing_device(gfx: &str) -> Option<&'static iron_emu::timing::Device> {
-    iron_emu::Target::from_name(gfx).and_then(|t| iron_emu::timing::Device::of_target(t).next())
+/// The devices `gfx`'s comparisons estimate their time on: every one the timing model has.
+fn timing_devices(gfx: &str) -> Vec<&'static iron_emu::timing::Device> {
+    iron_emu::Target::from_name(gfx)
+        .map(|t| iron_emu::timing::Device::of_target(t).collect())
+        .unwrap_or_default()
 }
 
 fn shapes(options: &Options) -> String {

@@ -34,8 +34,8 @@ pub struct Side {
     /// For a Triton configuration the emulator's LDS race check stopped: the fault it
     /// reported, after which the configuration ran again without that check.
     pub lds_race: Option<String>,
-    /// Estimated seconds on the gfx's timing device (the emulator's cycle model), when it ran.
-    pub estimated_seconds: Option<f64>,
+    /// Estimated seconds on each timing device of the gfx (the emulator's cycle model).
+    pub estimated: Vec<(&'static str, f64)>,
 }
 
 /// A Triton configuration's launch parameters.
@@ -56,8 +56,8 @@ pub struct Bench<'a> {
     /// device handle).
     pub device: Device,
     pub scope: Scope<'a>,
-    /// The device whose time each side's run is estimated on, if any.
-    pub timing: Option<&'static TimingDevice>,
+    /// The devices whose time each side's run is estimated on.
+    pub timing: Vec<&'static TimingDevice>,
 }
 
 impl Bench<'_> {
@@ -84,10 +84,10 @@ impl Bench<'_> {
         }
         let statics = statics(kernel)?;
         let mismatch = prepared.check()?;
-        let estimated_seconds = match self.timing {
-            Some(device) => Some(self.estimate(device, prepared, &launch)?),
-            None => None,
-        };
+        let mut estimated = Vec::new();
+        for &device in &self.timing {
+            estimated.push((device.name, self.estimate(device, prepared, &launch)?));
+        }
         let run = Run {
             kernel: kernel.clone(),
             family: prepared.op.family(),
@@ -104,7 +104,7 @@ impl Bench<'_> {
             statics,
             mismatch,
             lds_race: None,
-            estimated_seconds,
+            estimated,
         })
     }
 

@@ -10,8 +10,6 @@ use std::fmt::Write;
 #[derive(Clone, Debug, Serialize)]
 pub struct Comparison {
     pub gfx: String,
-    /// The device both sides' times are estimated on.
-    pub timing_device: Option<&'static str>,
     pub workload: String,
     pub iron: Side,
     /// The default configuration first, then the autotune-style variants.
@@ -33,14 +31,14 @@ impl Comparison {
             .min_by_key(|s| s.measured.wave_instructions)
     }
 
-    /// Triton's correct configuration with the shortest estimated time.
-    pub fn fastest(&self) -> Option<&Side> {
+    /// Triton's correct configuration with the shortest estimated time on `device`, and that
+    /// time.
+    pub fn fastest(&self, device: &str) -> Option<(&Side, f64)> {
         self.triton
             .iter()
             .filter(|s| s.mismatch.is_none())
-            .filter_map(|s| Some((s, s.estimated_seconds?)))
+            .filter_map(|s| Some((s, estimated(s, device)?)))
             .min_by(|a, b| a.1.total_cmp(&b.1))
-            .map(|(s, _)| s)
     }
 
     /// Every side whose output did not match the reference.
@@ -68,22 +66,37 @@ fn ratio(a: u64, b: u64) -> String {
     }
 }
 
-/// Iron's estimated time over Triton's fastest correct configuration's, with the two times.
+/// `side`'s estimated seconds on `device`, if it was estimated there.
+fn estimated(side: &Side, device: &str) -> Option<f64> {
+    side.estimated
+        .iter()
+        .find(|(d, _)| *d == device)
+        .map(|&(_, t)| t)
+}
+
+/// Per device, Iron's estimated time over Triton's fastest correct configuration's there, with
+/// the two times and that configuration.
 fn time_ratio(c: &Comparison) -> String {
-    let (Some(iron), Some(fast)) = (c.iron.estimated_seconds, c.fastest()) else {
-        return "-".into();
-    };
-    let Some(triton) = fast.estimated_seconds.filter(|&t| t > 0.0) else {
-        return "-".into();
-    };
-    format!(
-        "{:.2} ({:.1} / {:.1} us, {}, {})",
-        iron / triton,
-        iron * 1e6,
-        triton * 1e6,
-        fast.config,
-        c.timing_device.unwrap_or("-")
-    )
+    let cells: Vec<String> = c
+        .iron
+        .estimated
+        .iter()
+        .filter_map(|&(device, iron)| {
+            let (fast, triton) = c.fastest(device).filter(|&(_, t)| t > 0.0)?;
+            Some(format!(
+                "{device} {:.2} ({:.1} / {:.1} us, {})",
+                iron / triton,
+                iron * 1e6,
+                triton * 1e6,
+                fast.config
+            ))
+        })
+        .collect();
+    if cells.is_empty() {
+        "-".into()
+    } else {
+        cells.join("; ")
+    }
 }
 
 fn occupancy(s: &Side) -> String {
@@ -155,7 +168,7 @@ fn summary(md: &mut String, rows: &[&Comparison]) {
         "| workload | Iron wave-inst | Triton default | Triton best (config) | Iron / default | \
          Iron / best | bytes/min Iron / Triton | LDS conflict cycles Iron / Triton | VGPRs Iron / \
          Triton | occupancy Iron / Triton | code bytes Iron / Triton | est. time Iron / Triton \
-         fastest (config, device) | check |\n",
+         fastest, per device (us, config) | check |\n",
     );
     md.push_str(
         "| --- | ---: | ---: | ---: | ---: | ---: | --- | --- | --- | --- | --- | --- | --- |\n",
@@ -202,8 +215,9 @@ fn detail(md: &mut String, rows: &[&Comparison]) {
     md.push_str(
         "<details><summary>every configuration</summary>\n\n\
          | workload | side | kernel | warps x stages | wave-inst | bytes/min | LDS conflict \
-         cycles | VGPR / AGPR / SGPR | LDS bytes | occupancy | code bytes | scratch | check |\n\
-         | --- | --- | --- | --- | ---: | ---: | ---: | --- | ---: | ---: | ---: | ---: | --- |\n",
+         cycles | VGPR / AGPR / SGPR | LDS bytes | occupancy | code bytes | scratch | est. time | \
+         check |\n\
+         | --- | --- | --- | --- | ---: | ---: | ---: | --- | ---: | ---: | ---: | ---: | --- | --- |\n",
     );
     for c in rows {
         for s in std::iter::once(&c.iron).chain(&c.triton) {
@@ -218,7 +232,7 @@ fn detail(md: &mut String, rows: &[&Comparison]) {
             };
             let _ = writeln!(
                 md,
-                "| {} | {side} | `{}` | {shape} | {} | {:.3} | {} | {} / {} / {} | {} | {} | {} | {} | {} |",
+                "| {} | {side} | `{}` | {shape} | {} | {:.3} | {} | {} / {} / {} | {} | {} | {} | {} | {} | {} |",
                 c.workload,
                 s.kernel,
                 s.measured.wave_instructions,
@@ -231,6 +245,11 @@ fn detail(md: &mut String, rows: &[&Comparison]) {
                 occupancy(s),
                 r.code_bytes,
                 r.scratch_bytes,
+                s.estimated
+                    .iter()
+                    .map(|(d, t)| format!("{d} {:.2} us", t * 1e6))
+                    .collect::<Vec<_>>()
+                    .join(", "),
                 match (&s.mismatch, &s.lds_race) {
                     (Some(m), _) => m.clone(),
                     (None, Some(_)) => "ok (run without the LDS race check)".into(),
