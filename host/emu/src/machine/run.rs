@@ -361,7 +361,7 @@ impl<'a, I: Isa> Worker<'a, I> {
                 None => break,
             }
         }
-        if let Some(model) = &self.model {
+        if let Some(model) = &mut self.model {
             self.counters.timing = Some(model.summary());
         }
         (self.slots, self.counters)

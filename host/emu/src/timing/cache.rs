@@ -12,6 +12,8 @@ struct Way {
     ready: f64,
     /// When it was last used (a count of lookups).
     used: u64,
+    /// Whether it holds stores not yet written back.
+    dirty: bool,
 }
 
 /// The outcome of a lookup.
@@ -20,7 +22,8 @@ pub(crate) enum Lookup {
     /// The line is held; its data is there at this cycle (perhaps still on its way).
     Hit(f64),
     /// The line was not held; it now is, and its fill time must be set with [`Cache::filled`].
-    Miss,
+    /// `writeback`: the line it replaced held stores, which go to the next level now.
+    Miss { writeback: bool },
 }
 
 /// Sets per chunk of tag storage: a chunk is allocated when one of its sets is first used, so a
@@ -34,6 +37,8 @@ pub(crate) struct Cache {
     sets: u64,
     line_shift: u32,
     lookups: u64,
+    /// Lines holding stores not yet written back.
+    dirty: u64,
 }
 
 impl Cache {
@@ -47,6 +52,7 @@ impl Cache {
             sets,
             line_shift: level.line.trailing_zeros(),
             lookups: 0,
+            dirty: 0,
         }
     }
 
@@ -81,12 +87,30 @@ impl Cache {
             .iter_mut()
             .min_by_key(|w| w.used)
             .expect("a set has at least one way");
+        let writeback = victim.dirty;
         *victim = Way {
             tag: line + 1,
             ready: f64::INFINITY,
             used: now,
+            dirty: false,
         };
-        Lookup::Miss
+        self.dirty -= u64::from(writeback);
+        Lookup::Miss { writeback }
+    }
+
+    /// Marks `line` (held) as holding stores.
+    pub fn stored(&mut self, line: u64) {
+        if let Some(w) = self.set(line).iter_mut().find(|w| w.tag == line + 1)
+            && !w.dirty
+        {
+            w.dirty = true;
+            self.dirty += 1;
+        }
+    }
+
+    /// Lines holding stores not yet written back.
+    pub fn dirty_lines(&self) -> u64 {
+        self.dirty
     }
 
     /// Records that `line`'s data arrives at cycle `ready`.
@@ -115,15 +139,28 @@ mod tests {
     fn a_filled_line_hits_at_its_fill_time_until_evicted() {
         let mut c = tiny();
         let line = c.line_of(0x1040);
-        assert_eq!(c.lookup(line), Lookup::Miss);
+        assert_eq!(c.lookup(line), Lookup::Miss { writeback: false });
         c.filled(line, 100.0);
         assert_eq!(c.lookup(line), Lookup::Hit(100.0));
         // Two more lines of the same set (2 sets of 2 ways) push it out, least recent first.
-        assert_eq!(c.lookup(line + 2), Lookup::Miss);
+        assert_eq!(c.lookup(line + 2), Lookup::Miss { writeback: false });
         c.filled(line + 2, 5.0);
         assert_eq!(c.lookup(line), Lookup::Hit(100.0));
-        assert_eq!(c.lookup(line + 4), Lookup::Miss);
-        assert_eq!(c.lookup(line + 2), Lookup::Miss);
-        assert_eq!(c.lookup(line + 1), Lookup::Miss);
+        assert_eq!(c.lookup(line + 4), Lookup::Miss { writeback: false });
+        assert_eq!(c.lookup(line + 2), Lookup::Miss { writeback: false });
+        assert_eq!(c.lookup(line + 1), Lookup::Miss { writeback: false });
+    }
+
+    #[test]
+    fn a_stored_line_is_written_back_once_when_replaced() {
+        let mut c = tiny();
+        let line = c.line_of(0x1000);
+        assert_eq!(c.lookup(line), Lookup::Miss { writeback: false });
+        c.stored(line);
+        c.stored(line);
+        assert_eq!(c.dirty_lines(), 1);
+        assert_eq!(c.lookup(line + 2), Lookup::Miss { writeback: false });
+        assert_eq!(c.lookup(line + 4), Lookup::Miss { writeback: true });
+        assert_eq!(c.dirty_lines(), 0);
     }
 }

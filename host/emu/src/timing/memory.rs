@@ -188,28 +188,45 @@ impl MemorySystem {
         arrival
     }
 
-    /// Writes line `line` for compute unit `cu` at cycle `at` (write-through: the L2 takes it and
-    /// acknowledges; DRAM's bandwidth is spent on it at once, as its write-back will).
+    /// Writes line `line` for compute unit `cu` at cycle `at`: through the vector cache to the
+    /// L2, which acknowledges it and holds the line until it is replaced or the kernel ends
+    /// (partial stores to one line then reach DRAM once).
     pub fn store(&mut self, cu: usize, line: u64, at: f64) -> Arrival {
         let bytes = self.line_bytes as f64;
         let (near, _) = &mut self.near[cu];
         let start = near.port.serve(at, bytes);
         let l2 = &mut self.l2[cu / self.per_partition];
         let reach = l2.port.serve(start, bytes);
-        let address = line * self.line_bytes;
-        if l2.tags.lookup(l2.tags.line_of(address)) == Lookup::Miss {
-            l2.tags.filled(l2.tags.line_of(address), reach + l2.latency);
+        let tag = l2.tags.line_of(line * self.line_bytes);
+        let latency = l2.latency;
+        if let Lookup::Miss { writeback } = l2.tags.lookup(tag) {
+            l2.tags.filled(tag, reach + latency);
+            if writeback {
+                self.write_back(reach);
+            }
         }
-        let written = match &mut self.mall {
-            Some(m) => m.port.serve(reach, bytes),
-            None => reach,
-        };
-        self.dram.serve(written, bytes);
-        self.dram_bytes += self.line_bytes;
+        self.l2[cu / self.per_partition].tags.stored(tag);
         Arrival {
-            done: reach + l2.latency,
-            unloaded: at + l2.latency,
+            done: reach + latency,
+            unloaded: at + latency,
         }
+    }
+
+    /// Writes a replaced L2 line back to DRAM, from cycle `at`.
+    fn write_back(&mut self, at: f64) {
+        self.dram.serve(at, self.fill_bytes as f64);
+        self.dram_bytes += self.fill_bytes;
+    }
+
+    /// Writes every L2 line still holding stores back to DRAM at the kernel's end `at` (its
+    /// release to the device); returns when DRAM has taken them and everything before.
+    pub fn flush(&mut self, at: f64) -> f64 {
+        let dirty: u64 = self.l2.iter().map(|l| l.tags.dirty_lines()).sum();
+        if dirty > 0 {
+            self.dram.serve(at, (dirty * self.fill_bytes) as f64);
+            self.dram_bytes += dirty * self.fill_bytes;
+        }
+        self.dram.free.max(at)
     }
 
     /// The levels below the vector cache for a miss of `line` leaving `cu` at `leave` (first
@@ -226,6 +243,7 @@ impl MemorySystem {
             [array, l2, self.mall.as_mut()]
         };
         let mut hit = None;
+        let mut written_back = false;
         for (k, level) in levels.into_iter().enumerate() {
             let Some(level) = level else { continue };
             t = level.port.serve(t, bytes);
@@ -238,8 +256,16 @@ impl MemorySystem {
                     });
                     break;
                 }
-                Lookup::Miss => filled[k] = Some((k, tag)),
+                Lookup::Miss { writeback } => {
+                    filled[k] = Some((k, tag));
+                    if writeback {
+                        written_back = true;
+                    }
+                }
             }
+        }
+        if written_back {
+            self.write_back(t);
         }
         let arrival = hit.unwrap_or_else(|| {
             let start = self.dram.serve(t, self.fill_bytes as f64);
@@ -260,11 +286,6 @@ impl MemorySystem {
             }
         }
         arrival
-    }
-
-    /// When DRAM has moved everything asked of it.
-    pub fn drained(&self) -> f64 {
-        self.dram.free
     }
 
     /// Reads the lines `lines` for `cu` at `at`: when the last arrives.

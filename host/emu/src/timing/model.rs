@@ -493,11 +493,11 @@ impl Model {
     }
 
     /// The estimate once every wave finished.
-    pub fn summary(&self) -> TimingSummary {
+    pub fn summary(&mut self) -> TimingSummary {
         let d = self.device;
         let main_loop = self.main_loop();
         // The kernel's end releases its stores to memory: it is over once DRAM took them.
-        let end = self.end.max(self.memory.drained());
+        let end = self.memory.flush(self.end);
         TimingSummary {
             device: d.name,
             cycles: end.ceil() as u64,
