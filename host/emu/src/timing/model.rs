@@ -381,6 +381,12 @@ impl Model {
                 });
                 for q in issue.queues.iter().flatten() {
                     let queue = &mut clock.queues[q.index()];
+                    // What is back by now no wait needs: the queue holds what is in flight.
+                    if q.ordered() {
+                        while queue.front().is_some_and(|p| p.arrival.done <= t) {
+                            queue.pop_front();
+                        }
+                    }
                     let mut p = p;
                     if q.ordered()
                         && let Some(last) = queue.back()
