@@ -3,7 +3,7 @@
 //!
 //! It is a model, not a measurement. Waves issue in order under the pipes' and the memory
 //! counters' rules; each cache level has a size, a latency and a bandwidth; DRAM has a latency
-//! and a bandwidth. Its constants and their sources are in [`devices`]; what it leaves out (the
+//! and a bandwidth. Its constants and their sources are in [`DEVICES`]; what it leaves out (the
 //! instruction cache, the dispatcher's launch rate, DRAM pages and refresh, clocks below the peak)
 //! is listed in `docs/performance.md` with its error against published measurements.
 
