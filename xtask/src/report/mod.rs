@@ -7,7 +7,8 @@
 //!   bytes apart, instructions per element, the access-width histogram and LDS bank conflicts;
 //! - a roofline lower bound on every known device of the gfx ([`devices::DEVICES`]);
 //! - an estimated time on each of those devices from the emulator's cycle model, with where the
-//!   waves waited ([`modelled`]): every run is made once per device, in timing mode.
+//!   waves waited ([`modelled`]): every run is made once per device, in timing mode (`--smoke`:
+//!   on the gfx's first device only).
 //!
 //! It writes `report.md`, `report.json` and one `roofline-<gfx>.svg` per target under
 //! `<target dir>/iron/report/`, and lists every kernel that misses a target ([`targets`]).
@@ -238,10 +239,15 @@ fn report_target(
         emulator,
         library,
     } = load_library(artifacts, target)?;
-    // One run per device in timing mode; the first device's also gives the counters.
+    // One run per device in timing mode; the first device's also gives the counters. A smoke
+    // report (the suite's) estimates on the gfx's first device only.
+    let timed_devices = match size {
+        Size::Smoke => &devices[..devices.len().min(1)],
+        Size::Full => devices,
+    };
     let mut timed = Vec::new();
     let mut failures = Vec::new();
-    for device in devices {
+    for device in timed_devices {
         let model = iron_emu::timing::Device::by_name(device.name)
             .with_context(|| format!("the timing model has no {}", device.name))?;
         emulator.set_timing(Some(model))?;
