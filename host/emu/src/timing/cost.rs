@@ -50,15 +50,8 @@ pub(crate) enum Cost {
 
 /// The transcendental vector operations (a quarter of the full rate on every target).
 pub(crate) fn is_transcendental(name: &str) -> bool {
-    const PREFIXES: [&str; 8] = [
-        "v_exp_",
-        "v_log_",
-        "v_rcp_",
-        "v_rsq_",
-        "v_sqrt_",
-        "v_sin_",
-        "v_cos_",
-        "v_rcp_iflag_",
+    const PREFIXES: [&str; 7] = [
+        "v_exp_", "v_log_", "v_rcp_", "v_rsq_", "v_sqrt_", "v_sin_", "v_cos_",
     ];
     PREFIXES.iter().any(|p| name.starts_with(p))
 }

@@ -157,9 +157,9 @@ impl MemorySystem {
     }
 
     /// The vector-cache lines (as line numbers) that the byte ranges `accesses` touch, each once.
-    pub fn lines(&self, accesses: &[(u64, u32)], out: &mut Vec<u64>) {
+    pub fn lines(&self, accesses: impl IntoIterator<Item = (u64, u32)>, out: &mut Vec<u64>) {
         out.clear();
-        for &(address, len) in accesses {
+        for (address, len) in accesses {
             let first = address / self.line_bytes;
             let last = (address + u64::from(len.max(1)) - 1) / self.line_bytes;
             out.extend(first..=last);
@@ -235,7 +235,7 @@ impl MemorySystem {
         let bytes = self.line_bytes as f64;
         let address = line * self.line_bytes;
         let mut t = leave;
-        let mut filled: [Option<(usize, u64)>; 3] = [None; 3];
+        let mut filled: [Option<u64>; 3] = [None; 3];
         let levels: [Option<&mut Level>; 3] = {
             let (arrays, per_array) = (&mut self.arrays, self.per_array);
             let array = arrays.get_mut(cu / per_array);
@@ -257,7 +257,7 @@ impl MemorySystem {
                     break;
                 }
                 Lookup::Miss { writeback } => {
-                    filled[k] = Some((k, tag));
+                    filled[k] = Some(tag);
                     if writeback {
                         written_back = true;
                     }
@@ -275,7 +275,8 @@ impl MemorySystem {
                 unloaded: asked + self.dram_latency,
             }
         });
-        for (k, tag) in filled.into_iter().flatten() {
+        for (k, tag) in filled.into_iter().enumerate() {
+            let Some(tag) = tag else { continue };
             let level = match k {
                 0 => self.arrays.get_mut(cu / self.per_array),
                 1 => self.l2.get_mut(cu / self.per_partition),

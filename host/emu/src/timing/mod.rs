@@ -49,7 +49,8 @@ impl std::error::Error for DeviceMismatch {}
 pub enum Stall {
     /// Its issue period, or a vector or scalar ALU pipe busy with other waves.
     Issue,
-    /// An earlier result it depends on (`s_delay_alu`, `s_nop` wait states, `s_sleep`).
+    /// An earlier result `s_delay_alu` names. (`s_nop` wait states and `s_sleep` are those
+    /// instructions' own time: the wave is busy with them, not waiting.)
     Dependency,
     /// Waiting for global or scalar memory, as long as the data would take with no queueing.
     Memory,

@@ -299,10 +299,9 @@ impl Model {
         }
         let mut next = t + self.issue;
         let mut completion: Option<Pending> = None;
-        let vector_cycles = |rate| self.vector_cycles(rate);
         match *cost {
             Cost::Vector { rate } => {
-                let busy = vector_cycles(rate);
+                let busy = self.vector_cycles(rate);
                 let simd = &mut self.cus[clock.cu].simds[clock.simd];
                 simd.valu = t + busy;
                 let latency = if rate == VectorRate::Transcendental {
@@ -444,8 +443,8 @@ impl Model {
     fn vector_memory(&mut self, cu: usize, start: f64, effects: &Effects) -> Pending {
         let write = effects.accesses.iter().any(|a| a.2);
         let mut lines = std::mem::take(&mut self.lines);
-        let ranges: Vec<(u64, u32)> = effects.accesses.iter().map(|a| (a.0, a.1)).collect();
-        self.memory.lines(&ranges, &mut lines);
+        let ranges = effects.accesses.iter().map(|a| (a.0, a.1));
+        self.memory.lines(ranges, &mut lines);
         let arrival = if write {
             self.memory.store_all(cu, &lines, start)
         } else {
