@@ -156,10 +156,12 @@ pub fn outside_command(program: impl AsRef<OsStr>) -> Command {
 /// Whether an environment variable belongs to the calling build rather than to the user:
 /// cargo's and rustc's own (`CARGO`, `CARGO_PKG_*`, `RUSTC`, `RUSTFLAGS`, ...), rustup's
 /// toolchain choice, and a build script's `TARGET`, `OUT_DIR` and the like. The user's cargo
-/// settings for the network, registries and terminal are kept.
+/// settings for the network, registries, terminal, profiles and incremental cache are kept.
 fn inherited(name: &str) -> bool {
-    const KEPT: [&str; 6] = [
+    const KEPT: [&str; 8] = [
         "CARGO_HOME",
+        "CARGO_INCREMENTAL",
+        "CARGO_PROFILE_",
         "CARGO_NET_",
         "CARGO_HTTP_",
         "CARGO_REGISTRIES_",
@@ -280,6 +282,8 @@ mod tests {
             "CARGO_NET_OFFLINE",
             "CARGO_HTTP_PROXY",
             "CARGO_REGISTRIES_CRATES_IO_PROTOCOL",
+            "CARGO_INCREMENTAL",
+            "CARGO_PROFILE_DEV_DEBUG",
             "RUSTUP_HOME",
             "RUSTUP_AUTO_INSTALL",
             "PATH",
