@@ -10,7 +10,7 @@ use crate::build;
 use crate::emu_test_objects;
 use crate::prerequisites::{self, CARGO_FUZZ, CLANG, HIP_RUNTIME};
 use crate::{packaging, projects, rocm_corpus};
-use anyhow::{Result, bail};
+use anyhow::{Context, Result, bail};
 use std::path::Path;
 use std::sync::OnceLock;
 use std::time::Instant;
@@ -174,26 +174,101 @@ const EXTRA_SCHEDULE_SEEDS: [u64; 2] = [2, 3];
 /// Runs the library's kernel tests on the emulator (`tests/tests/emu_*.rs`) again under
 /// other random schedules ([`iron::emulator::SCHEDULE_VARIABLE`]): a kernel whose result
 /// depends on how its waves interleave fails in one of them.
+///
+/// The test executables the first run built are run directly: a cargo asked for those tests
+/// alone unifies the crates' features differently, and would build and store every crate
+/// they depend on a second time.
 fn library_under_other_schedules(root: &Path, outputs: &TestOutputs) -> Result<()> {
+    let executables = library_emulator_tests(root)?;
     for seed in EXTRA_SCHEDULE_SEEDS {
         let schedule = format!("random:{seed}");
         step(format_args!(
-            "the library's kernel tests again, under the schedule {schedule}"
+            "the library's kernel tests again, under the schedule {schedule} ({} test \
+             executables)",
+            executables.len()
         ));
-        // `--workspace`, as in the first run: `-p iron-tests` alone would unify the crates'
-        // features differently and build them again.
-        let mut cargo = build::workspace_cargo(root)?;
-        cargo
-            .args(["test", "--quiet", "--workspace", "--test", "emu_*"])
-            .args(["--", "--include-ignored"])
-            .env(iron::emulator::SCHEDULE_VARIABLE, &schedule);
-        outputs.apply(&mut cargo);
-        let status = cargo.status()?;
-        if !status.success() {
-            bail!("the library's kernel tests failed under the schedule {schedule}");
+        for executable in &executables {
+            let mut test = std::process::Command::new(executable);
+            test.current_dir(root.join("tests"))
+                .args(["--quiet", "--include-ignored"])
+                .env(iron::emulator::SCHEDULE_VARIABLE, &schedule);
+            outputs.apply(&mut test);
+            let status = test
+                .status()
+                .with_context(|| format!("cannot run {}", executable.display()))?;
+            if !status.success() {
+                bail!(
+                    "the library's kernel tests failed under the schedule {schedule}: {} \
+                     ({status}; rerun it with {}={schedule})",
+                    executable.display(),
+                    iron::emulator::SCHEDULE_VARIABLE
+                );
+            }
         }
     }
     Ok(())
+}
+
+/// The executables of the library's kernel tests (`tests/tests/emu_*.rs`) as the workspace's
+/// test run built them: cargo, asked again with the same selection, builds nothing and names
+/// them.
+fn library_emulator_tests(root: &Path) -> Result<Vec<std::path::PathBuf>> {
+    let output = build::workspace_cargo(root)?
+        .args([
+            "test",
+            "--quiet",
+            "--workspace",
+            "--no-run",
+            "--message-format=json-render-diagnostics",
+        ])
+        .stderr(std::process::Stdio::inherit())
+        .output()
+        .context("cannot run cargo to list the test executables")?;
+    if !output.status.success() {
+        bail!(
+            "cargo could not list the test executables ({})",
+            output.status
+        );
+    }
+    let tests_dir = root.join("tests/tests");
+    let mut executables = Vec::new();
+    for line in output.stdout.split(|&byte| byte == b'\n') {
+        let Ok(message) = serde_json::from_slice::<Artifact>(line) else {
+            continue;
+        };
+        let source = Path::new(&message.target.src_path);
+        let is_library_emulator_test = message.reason == "compiler-artifact"
+            && message.target.kind.iter().any(|kind| kind == "test")
+            && source.parent() == Some(tests_dir.as_path())
+            && message.target.name.starts_with("emu_");
+        if let (true, Some(executable)) = (is_library_emulator_test, message.executable) {
+            executables.push(executable);
+        }
+    }
+    if executables.is_empty() {
+        bail!(
+            "cargo named no test executable under {}: the library's kernel tests are missing",
+            tests_dir.display()
+        );
+    }
+    executables.sort();
+    Ok(executables)
+}
+
+/// The fields of cargo's JSON build message that name a test executable.
+#[derive(serde::Deserialize)]
+struct Artifact {
+    reason: String,
+    target: ArtifactTarget,
+    executable: Option<std::path::PathBuf>,
+}
+
+/// The target an [`Artifact`] was built from.
+#[derive(serde::Deserialize)]
+struct ArtifactTarget {
+    name: String,
+    kind: Vec<String>,
+    src_path: String,
 }
 
 /// Runs the kernel benchmarks (`xtask/benches/library.rs`) once each, at small sizes, on the
