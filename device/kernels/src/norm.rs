@@ -21,7 +21,7 @@
 
 use crate::dtype::{bf16, f16};
 use crate::{
-    dtype::{Float, load_near, narrow, store_near, widen},
+    dtype::{Float, narrow, store_near},
     row::{
         Resident, RowValues, Share, Streamed, held_row_with_output, lanes_fold, this_workgroups_row,
     },
@@ -76,6 +76,8 @@ fn rmsnorm_row<T: Float, const V: usize, const A: usize>(
     eps: f32,
     sum: impl Fn(f32, u32) -> f32,
 ) {
+    // SAFETY: weight holds cols elements, aligned as the row.
+    let weight = unsafe { values.along::<T, 1>(weight) };
     // -0 is the exact identity of addition: the first chunk's additions fold away.
     let mut squares = [-0.0; A];
     values.visit(|_, v| {
@@ -97,11 +99,9 @@ fn rmsnorm_row<T: Float, const V: usize, const A: usize>(
             x * scale
         }
     };
-    values.visit(|c, v| {
-        // SAFETY: chunk c lies in the row and in weight (cols elements each).
-        let w = widen(unsafe { load_near::<T, V>(weight, c) });
+    values.visit_along([weight], |c, v, [w]| {
         let out: [f32; V] = core::array::from_fn(|l| scaled(v[l]) * w[l]);
-        // SAFETY: as above.
+        // SAFETY: chunk c lies in the row (cols elements, as y_row).
         unsafe { store_near::<T, V>(y_row, c, narrow(out)) };
     });
 }
@@ -118,6 +118,8 @@ fn layernorm_row<T: Float, const V: usize, const A: usize>(
     eps: f32,
     sum: impl Fn(f32, u32) -> f32,
 ) {
+    // SAFETY: weight and bias hold cols elements each, aligned as the row.
+    let (weight, bias) = unsafe { (values.along::<T, 2>(weight), values.along::<T, 2>(bias)) };
     // -0 is the exact identity of addition (as in `rmsnorm_row`).
     let mut total = [-0.0; A];
     values.visit(|_, v| {
@@ -133,16 +135,9 @@ fn layernorm_row<T: Float, const V: usize, const A: usize>(
         }
     });
     let scale = 1.0 / sqrt(sum(lanes_fold(squares, |a, b| a + b), 1) / cols as f32 + eps);
-    values.visit(|c, v| {
-        // SAFETY: chunk c lies in the row, in weight and in bias (cols elements each).
-        let (w, b) = unsafe {
-            (
-                widen(load_near::<T, V>(weight, c)),
-                widen(load_near::<T, V>(bias, c)),
-            )
-        };
+    values.visit_along([weight, bias], |c, v, [w, b]| {
         let out: [f32; V] = core::array::from_fn(|l| mul_add((v[l] - mean) * scale, w[l], b[l]));
-        // SAFETY: as above.
+        // SAFETY: chunk c lies in the row (cols elements, as y_row).
         unsafe { store_near::<T, V>(y_row, c, narrow(out)) };
     });
 }

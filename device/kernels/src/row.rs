@@ -17,6 +17,7 @@
 use crate::dtype::{Float, load_near, widen};
 use crate::row_exchange::launched_waves;
 use iron_intrinsics::id::{workgroup_id_x, workgroup_size_x, workitem_id_x};
+use iron_intrinsics::matrix::schedule_fence;
 use iron_intrinsics::target::WAVE;
 
 /// Elements of a row each work-item can hold in registers (32 VGPRs).
@@ -70,6 +71,42 @@ pub trait RowValues<const V: usize> {
     fn waves(&self) -> u32 {
         launched_waves()
     }
+
+    /// A row-shared operand (a norm's weight or bias: `cols` elements, one per column) at this
+    /// share's chunks: read at once where the share is held in registers, so that its loads are
+    /// in flight together, ahead of the row's reductions and of any store (on gfx9 one counter
+    /// covers loads and stores, so a load issued behind a store waits for it); else read at
+    /// each visit.
+    type Along<U: Float>;
+
+    /// `operand` along this share ([`RowValues::Along`]), one of the `K` operands the caller
+    /// reads along it (their chunks share the registers).
+    ///
+    /// # Safety
+    /// `operand` must hold one element per column of the row, aligned as the row is.
+    unsafe fn along<U: Float, const K: usize>(&self, operand: *const U) -> Self::Along<U>;
+
+    /// As [`RowValues::visit`], with the chunk's values of each operand of `along` too.
+    fn visit_along<U: Float, const K: usize>(
+        &self,
+        along: [Self::Along<U>; K],
+        f: impl FnMut(u32, [f32; V], [[f32; V]; K]),
+    );
+}
+
+/// [`RowValues::visit_along`] of a share whose operands are read at each visit: `along` holds
+/// the operands' addresses.
+#[inline(always)]
+fn visit_reading_along<U: Float, const V: usize, const K: usize>(
+    values: &impl RowValues<V>,
+    along: [*const U; K],
+    mut f: impl FnMut(u32, [f32; V], [[f32; V]; K]),
+) {
+    values.visit(|c, v| {
+        // SAFETY: chunk c lies in the row, so in each operand (`RowValues::along`'s contract).
+        let operands = core::array::from_fn(|j| widen(unsafe { load_near::<U, V>(along[j], c) }));
+        f(c, v, operands);
+    });
 }
 
 /// A share read from memory at each visit.
@@ -97,6 +134,22 @@ impl<T: Float, const V: usize> RowValues<V> for Streamed<T, V> {
             // SAFETY: c < chunks, inside the row `new`'s caller vouched for.
             f(c, widen(unsafe { load_near::<T, V>(self.row, c) }));
         });
+    }
+
+    type Along<U: Float> = *const U;
+
+    #[inline(always)]
+    unsafe fn along<U: Float, const K: usize>(&self, operand: *const U) -> *const U {
+        operand
+    }
+
+    #[inline(always)]
+    fn visit_along<U: Float, const K: usize>(
+        &self,
+        along: [*const U; K],
+        f: impl FnMut(u32, [f32; V], [[f32; V]; K]),
+    ) {
+        visit_reading_along(self, along, f);
     }
 }
 
@@ -162,6 +215,22 @@ impl<const V: usize> RowValues<V> for Resident<V> {
                 f(c, self.chunk(k));
             }
         }
+    }
+
+    type Along<U: Float> = *const U;
+
+    #[inline(always)]
+    unsafe fn along<U: Float, const K: usize>(&self, operand: *const U) -> *const U {
+        operand
+    }
+
+    #[inline(always)]
+    fn visit_along<U: Float, const K: usize>(
+        &self,
+        along: [*const U; K],
+        f: impl FnMut(u32, [f32; V], [[f32; V]; K]),
+    ) {
+        visit_reading_along(self, along, f);
     }
 }
 
@@ -263,6 +332,102 @@ impl<T: Float, const V: usize, const CHUNKS: usize, const WAVES: u32> RowValues<
     #[inline(always)]
     fn waves(&self) -> u32 {
         Self::workgroup_size() / WAVE
+    }
+
+    type Along<U: Float> = HeldOperand<U, V, CHUNKS>;
+
+    #[inline(always)]
+    unsafe fn along<U: Float, const K: usize>(
+        &self,
+        operand: *const U,
+    ) -> HeldOperand<U, V, CHUNKS> {
+        let mut along = HeldOperand {
+            operand,
+            chunks: [[U::round_from_f32(0.0); V]; CHUNKS],
+            read: false,
+        };
+        if Self::registers_with::<U>(K) <= AHEAD_REGISTERS {
+            self.read(&mut along);
+            // Left alone, llc's scheduler sinks the loads to their uses, past the reductions,
+            // to free their registers.
+            schedule_fence();
+        }
+        along
+    }
+
+    #[inline(always)]
+    fn visit_along<U: Float, const K: usize>(
+        &self,
+        mut along: [HeldOperand<U, V, CHUNKS>; K],
+        mut f: impl FnMut(u32, [f32; V], [[f32; V]; K]),
+    ) {
+        // Operands not read ahead are read now, all their chunks before the first store, where
+        // the registers allow; else each chunk at its visit.
+        if Self::registers_with::<U>(K) <= VISIT_REGISTERS {
+            each_index_below!(K, |j| if !along[j].read {
+                self.read(&mut along[j])
+            });
+        }
+        each_index_below!(CHUNKS, |k| {
+            let c = self.chunk(k);
+            // Filled operand by operand with constant indices, as the held chunks are: an
+            // index that stayed a variable would keep the operands in scratch.
+            let mut operands = [[0.0; V]; K];
+            each_index_below!(K, |j| operands[j] = along[j].chunk(k, c));
+            f(c, self.values(k), operands)
+        });
+    }
+}
+
+impl<T: Float, const V: usize, const CHUNKS: usize, const WAVES: u32> Held<T, V, CHUNKS, WAVES> {
+    /// The registers a work-item needs to hold the row (widened to f32) and `operands` row-shared
+    /// operands of type `U` along it.
+    #[inline(always)]
+    const fn registers_with<U>(operands: usize) -> usize {
+        CHUNKS * V + operands * CHUNKS * V * size_of::<U>() / 4
+    }
+
+    /// Reads `operand`'s chunks along this share.
+    #[inline(always)]
+    fn read<U: Float>(&self, operand: &mut HeldOperand<U, V, CHUNKS>) {
+        // SAFETY: held chunk k lies in the row, so in the operand (`RowValues::along`'s
+        // contract, under which every `HeldOperand` is made).
+        each_index_below!(CHUNKS, |k| operand.chunks[k] =
+            unsafe { load_near::<U, V>(operand.operand, self.chunk(k)) });
+        operand.read = true;
+    }
+}
+
+/// The most registers a work-item gives its held row (widened to f32) and the row-shared
+/// operands it reads ahead of the row's reductions. At 192 (16 chunks of eight 16-bit values and
+/// one operand) the bf16 RMSNorm spills on gfx942.
+const AHEAD_REGISTERS: usize = 128;
+
+/// The most registers a work-item gives its held row and the row-shared operands it reads at the
+/// start of their visit. At 256 (16 chunks of eight 16-bit values and two operands) the bf16
+/// LayerNorm spills on gfx942.
+const VISIT_REGISTERS: usize = 192;
+
+/// A row-shared operand along a [`Held`] share ([`RowValues::Along`]): its chunks, read ahead
+/// of the row's reductions or at the start of its visit when the registers allow
+/// ([`AHEAD_REGISTERS`], [`VISIT_REGISTERS`]), else its address, each chunk read when visited.
+pub struct HeldOperand<U, const V: usize, const CHUNKS: usize> {
+    operand: *const U,
+    chunks: [[U; V]; CHUNKS],
+    read: bool,
+}
+
+impl<U: Float, const V: usize, const CHUNKS: usize> HeldOperand<U, V, CHUNKS> {
+    /// The values of held chunk `k`, the row's chunk `c`, widened: as read, or read now.
+    #[inline(always)]
+    fn chunk(&self, k: usize, c: u32) -> [f32; V] {
+        if self.read {
+            widen(self.chunks[k])
+        } else {
+            // SAFETY: chunk c lies in the row, so in the operand (`RowValues::along`'s
+            // contract, under which every `HeldOperand` is made).
+            widen(unsafe { load_near::<U, V>(self.operand, c) })
+        }
     }
 }
 
