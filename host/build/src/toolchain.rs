@@ -156,12 +156,14 @@ pub fn outside_command(program: impl AsRef<OsStr>) -> Command {
 /// Whether an environment variable belongs to the calling build rather than to the user:
 /// cargo's and rustc's own (`CARGO`, `CARGO_PKG_*`, `RUSTC`, `RUSTFLAGS`, ...), rustup's
 /// toolchain choice, and a build script's `TARGET`, `OUT_DIR` and the like. The user's cargo
-/// settings for the network, registries, terminal, profiles and incremental cache are kept.
+/// settings for the network, registries, terminal, incremental cache and debug builds are kept;
+/// release settings are not, since device code compiles in the release profile with settings of
+/// its own.
 fn inherited(name: &str) -> bool {
     const KEPT: [&str; 8] = [
         "CARGO_HOME",
         "CARGO_INCREMENTAL",
-        "CARGO_PROFILE_",
+        "CARGO_PROFILE_DEV_",
         "CARGO_NET_",
         "CARGO_HTTP_",
         "CARGO_REGISTRIES_",
@@ -265,6 +267,7 @@ mod tests {
             "CARGO_MAKEFLAGS",
             "CARGO_TARGET_DIR",
             "CARGO_BUILD_TARGET",
+            "CARGO_PROFILE_RELEASE_LTO",
             "RUSTC",
             "RUSTC_WRAPPER",
             "RUSTDOC",
