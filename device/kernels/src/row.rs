@@ -94,19 +94,32 @@ pub trait RowValues<const V: usize> {
     );
 }
 
-/// [`RowValues::visit_along`] of a share whose operands are read at each visit: `along` holds
-/// the operands' addresses.
-#[inline(always)]
-fn visit_reading_along<U: Float, const V: usize, const K: usize>(
-    values: &impl RowValues<V>,
-    along: [*const U; K],
-    mut f: impl FnMut(u32, [f32; V], [[f32; V]; K]),
-) {
-    values.visit(|c, v| {
-        // SAFETY: chunk c lies in the row, so in each operand (`RowValues::along`'s contract).
-        let operands = core::array::from_fn(|j| widen(unsafe { load_near::<U, V>(along[j], c) }));
-        f(c, v, operands);
-    });
+/// The [`RowValues`] items of a share whose row-shared operands are read at each visit: an
+/// operand along it is its address.
+macro_rules! operands_read_at_each_visit {
+    () => {
+        type Along<U: Float> = *const U;
+
+        #[inline(always)]
+        unsafe fn along<U: Float, const K: usize>(&self, operand: *const U) -> *const U {
+            operand
+        }
+
+        #[inline(always)]
+        fn visit_along<U: Float, const K: usize>(
+            &self,
+            along: [*const U; K],
+            mut f: impl FnMut(u32, [f32; V], [[f32; V]; K]),
+        ) {
+            self.visit(|c, v| {
+                // SAFETY: chunk c lies in the row, so in each operand (`RowValues::along`'s
+                // contract).
+                let operands =
+                    core::array::from_fn(|j| widen(unsafe { load_near::<U, V>(along[j], c) }));
+                f(c, v, operands);
+            });
+        }
+    };
 }
 
 /// A share read from memory at each visit.
@@ -136,21 +149,7 @@ impl<T: Float, const V: usize> RowValues<V> for Streamed<T, V> {
         });
     }
 
-    type Along<U: Float> = *const U;
-
-    #[inline(always)]
-    unsafe fn along<U: Float, const K: usize>(&self, operand: *const U) -> *const U {
-        operand
-    }
-
-    #[inline(always)]
-    fn visit_along<U: Float, const K: usize>(
-        &self,
-        along: [*const U; K],
-        f: impl FnMut(u32, [f32; V], [[f32; V]; K]),
-    ) {
-        visit_reading_along(self, along, f);
-    }
+    operands_read_at_each_visit!();
 }
 
 /// A share read once into registers: at most [`RESIDENT_ELEMS`] / `V` chunks per work-item.
@@ -217,21 +216,7 @@ impl<const V: usize> RowValues<V> for Resident<V> {
         }
     }
 
-    type Along<U: Float> = *const U;
-
-    #[inline(always)]
-    unsafe fn along<U: Float, const K: usize>(&self, operand: *const U) -> *const U {
-        operand
-    }
-
-    #[inline(always)]
-    fn visit_along<U: Float, const K: usize>(
-        &self,
-        along: [*const U; K],
-        f: impl FnMut(u32, [f32; V], [[f32; V]; K]),
-    ) {
-        visit_reading_along(self, along, f);
-    }
+    operands_read_at_each_visit!();
 }
 
 /// A share of exactly `CHUNKS` chunks of `V` elements per work-item, held in registers: the row is
