@@ -1,4 +1,4 @@
-//! Synchronisation within a workgroup.
+//! Synchronisation within a workgroup, and ordering within a wave.
 
 use crate::arch as amdgpu;
 use core::sync::atomic::{Ordering, compiler_fence};
@@ -47,4 +47,16 @@ pub fn wave_barrier() {
     compiler_fence(Ordering::SeqCst);
     amdgpu::wave_barrier();
     compiler_fence(Ordering::SeqCst);
+}
+
+/// Keeps the compiler from moving memory accesses (and the instruction scheduler from moving
+/// any instruction) across this point. Between groups of matrix instructions it bounds how many
+/// operand fragments are loaded ahead (and so live in registers) at once; after loads issued
+/// early on purpose (a norm's weight read before the row's reductions) it keeps the scheduler
+/// from sinking them to their uses. Emits no instruction. Wave-wide.
+#[inline(always)]
+pub fn schedule_fence() {
+    compiler_fence(Ordering::SeqCst);
+    // SAFETY: a scheduling hint; it emits no instruction.
+    unsafe { amdgpu::sched_barrier::<0>() }
 }

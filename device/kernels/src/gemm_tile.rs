@@ -754,7 +754,7 @@ impl<I: iron_intrinsics::matrix::Mma, const TILE_K: u32> Step for PlainStep<I, T
         wave_row: u32,
         wave_col: u32,
     ) {
-        use iron_intrinsics::matrix::schedule_fence;
+        use iron_intrinsics::sync::schedule_fence;
         // Whether one span's fragments take more than 32 registers (gfx11's WMMA fragments hold
         // whole rows): then each span's fragments are loaded within it, so that the compiler
         // does not load every span's fragments at once or ahead of other work.

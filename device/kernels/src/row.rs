@@ -17,7 +17,7 @@
 use crate::dtype::{Float, load_near, widen};
 use crate::row_exchange::launched_waves;
 use iron_intrinsics::id::{workgroup_id_x, workgroup_size_x, workitem_id_x};
-use iron_intrinsics::matrix::schedule_fence;
+use iron_intrinsics::sync::schedule_fence;
 use iron_intrinsics::target::WAVE;
 
 /// Elements of a row each work-item can hold in registers (32 VGPRs).

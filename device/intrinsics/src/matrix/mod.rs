@@ -247,17 +247,6 @@ macro_rules! mfma_layout_fns {
 #[cfg(any(iron_matrix = "mfma", not(target_arch = "amdgpu")))]
 use mfma_layout_fns;
 
-/// Keeps the compiler from moving memory accesses (and the instruction scheduler from moving
-/// any instruction) across this point. Between groups of matrix instructions it bounds how many
-/// operand fragments are loaded ahead (and so live in registers) at once. Emits no instruction.
-/// Wave-wide.
-#[inline(always)]
-pub fn schedule_fence() {
-    core::sync::atomic::compiler_fence(core::sync::atomic::Ordering::SeqCst);
-    // SAFETY: a scheduling hint; it emits no instruction.
-    unsafe { crate::arch::sched_barrier::<0>() }
-}
-
 /// The row of A whose elements lane `lane` holds.
 #[inline(always)]
 pub fn a_row<I: MatrixCore>(lane: u32) -> u32 {
