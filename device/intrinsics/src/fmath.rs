@@ -194,17 +194,17 @@ pub fn sin_cos(x: f32) -> (f32, f32) {
     let k2 = crate::arch::float::round_ties_even(r * TWO_OVER_PI);
     let r = subtract_quarter_turns(r, k2);
     let (s, c) = (sin_polynomial(r), cos_polynomial(r));
-    let (sin, cos) = match (quadrant(k) + quadrant(k2)) % 4 {
-        0 => (s, c),
-        1 => (c, -s),
-        2 => (-s, -c),
-        _ => (-c, s),
-    };
-    if x.is_finite() {
-        (sin, cos)
-    } else {
-        (f32::NAN, f32::NAN)
-    }
+    // Quadrant q turns (s, c) into (s, c), (c, -s), (-s, -c) or (-c, s): an odd q swaps the
+    // two, q = 2 and 3 negate the sine and q = 1 and 2 the cosine. Selects and sign flips, not
+    // the four-way branch a `match` on q compiles to.
+    let q = quadrant(k) + quadrant(k2);
+    let (s, c) = if q & 1 == 0 { (s, c) } else { (c, s) };
+    // An infinite or NaN x needs no test: its reduced argument is NaN (inf - inf), and so are
+    // both polynomials, whatever the quadrant.
+    (
+        f32::from_bits(s.to_bits() ^ ((q & 2) << 30)),
+        f32::from_bits(c.to_bits() ^ (((q + 1) & 2) << 30)),
+    )
 }
 
 /// The square root of `x`, correctly rounded (`sqrt(-0) = -0`, negative or NaN: NaN).
