@@ -1,8 +1,9 @@
 //! The RoPE kernels (`rope_neox_<t>`, `rope_gptj_<t>`, t in f32, f16, bf16) on the emulator for
 //! every emulated gfx, against the oracle's f64 rotation: seeded random inputs, head shapes that
 //! do and do not fill 16-byte chunks, partial rotary dimensions (untouched tails), several bases,
-//! positions from 0 to far beyond any context, and small looping grids. A separate test measures
-//! the device's `sin_cos` through a one-pair RoPE (which rotates `(1, 0)` by exactly `p`).
+//! positions from 0 to far beyond any context, heads dealt to groups evenly, unevenly and out of
+//! range, and small looping grids. A separate test measures the device's `sin_cos` through a
+//! one-pair RoPE (which rotates `(1, 0)` by exactly `p`).
 
 use iron::library::Float;
 use iron::{DeviceBuffer, LaunchConfig};
@@ -17,7 +18,7 @@ use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 
 /// The RoPE kernel signature.
-type RopeFn<T> = fn(*mut T, *const u32, u32, u32, u32, u32, f32);
+type RopeFn<T> = fn(*mut T, *const u32, u32, u32, u32, u32, f32, u32);
 
 /// An element type of the RoPE kernels: its format and conversions.
 trait Elem: Float {
@@ -74,7 +75,16 @@ const SHAPES: [(usize, usize, usize, usize); 8] = [
 fn run<T: Elem>(d: &TestDevice, rng: &mut StdRng, decl: KernelDecl<RopeFn<T>>, pairing: Pairing) {
     let kernel = d.module.kernel(decl).unwrap();
     for (tokens, heads, head_dim, rotary_dim) in SHAPES {
-        for (theta, grid) in [(10_000.0f32, 8u32), (500_000.0, 1), (1.0e6, 3)] {
+        // Head groups of one head each, of every head, uneven ones, and out-of-range counts
+        // (clamped to 1..=heads).
+        let cases = [
+            (10_000.0f32, 8u32, heads as u32),
+            (500_000.0, 1, 1),
+            (1.0e6, 3, 2),
+            (2.0e4, 2, 0),
+            (10_000.0, 5, heads as u32 + 3),
+        ];
+        for (theta, grid, head_groups) in cases {
             let n = tokens * heads * head_dim;
             let x: Vec<T> = (0..n)
                 .map(|_| T::from_f64(rng.random_range(-4.0..4.0)))
@@ -105,6 +115,7 @@ fn run<T: Elem>(d: &TestDevice, rng: &mut StdRng, decl: KernelDecl<RopeFn<T>>, p
                 head_dim as u32,
                 rotary_dim as u32,
                 theta,
+                head_groups,
             );
             // SAFETY: the kernel touches x[0..tokens * heads * head_dim] and reads
             // positions[0..tokens]; both buffers hold exactly that.
@@ -119,8 +130,8 @@ fn run<T: Elem>(d: &TestDevice, rng: &mut StdRng, decl: KernelDecl<RopeFn<T>>, p
                 let value = T::FORMAT.decode(g.bits());
                 assert!(
                     e.accepts(value),
-                    "{} {} shape {:?} theta {theta} element {i} (head element {}): got {value:e}, \
-                     want {e:?}",
+                    "{} {} shape {:?} theta {theta} head groups {head_groups} element {i} (head \
+                     element {}): got {value:e}, want {e:?}",
                     d.gfx,
                     decl.name,
                     (tokens, heads, head_dim, rotary_dim),
@@ -172,7 +183,7 @@ fn sin_cos_is_within_its_documented_error() {
                 .launch(
                     &kernel,
                     cfg,
-                    (&mut dx, &dp, tokens as u32, 1, 2, 2, 10_000.0),
+                    (&mut dx, &dp, tokens as u32, 1, 2, 2, 10_000.0, 1),
                 )
                 .unwrap()
         };
