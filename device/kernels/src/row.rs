@@ -331,8 +331,9 @@ impl<T: Float, const V: usize, const CHUNKS: usize, const WAVES: u32> RowValues<
             chunks: [[U::round_from_f32(0.0); V]; CHUNKS],
             read: false,
         };
-        if Self::registers_with::<U>(K) <= AHEAD_REGISTERS {
-            self.read(&mut along);
+        if Self::registers_with::<U>(K, CHUNKS) <= AHEAD_REGISTERS {
+            self.read(&mut along, 0, CHUNKS);
+            along.read = true;
             // Left alone, llc's scheduler sinks the loads to their uses, past the reductions,
             // to free their registers.
             schedule_fence();
@@ -346,40 +347,63 @@ impl<T: Float, const V: usize, const CHUNKS: usize, const WAVES: u32> RowValues<
         mut along: [HeldOperand<U, V, CHUNKS>; K],
         mut f: impl FnMut(u32, [f32; V], [[f32; V]; K]),
     ) {
-        // Operands not read ahead are read now, all their chunks before the first store, where
-        // the registers allow; else each chunk at its visit.
-        if Self::registers_with::<U>(K) <= VISIT_REGISTERS {
-            each_index_below!(K, |j| if !along[j].read {
-                self.read(&mut along[j])
-            });
-        }
+        // Operands not read ahead are read now, in groups of as many chunks as the registers
+        // allow, each group before the first store of its visit. The fence keeps llc's
+        // scheduler from sinking a group's loads to their uses, two in flight at a time.
+        let group = Self::visit_group::<U>(K);
+        let mut unread = false;
+        each_index_below!(K, |j| unread |= !along[j].read);
         each_index_below!(CHUNKS, |k| {
-            let c = self.chunk(k);
+            if k % group == 0 && unread {
+                each_index_below!(K, |j| if !along[j].read {
+                    self.read(&mut along[j], k, group)
+                });
+                schedule_fence();
+            }
             // Filled operand by operand with constant indices, as the held chunks are: an
             // index that stayed a variable would keep the operands in scratch.
             let mut operands = [[0.0; V]; K];
-            each_index_below!(K, |j| operands[j] = along[j].chunk(k, c));
-            f(c, self.values(k), operands)
+            each_index_below!(K, |j| operands[j] = widen(along[j].chunks[k]));
+            f(self.chunk(k), self.values(k), operands)
         });
     }
 }
 
 impl<T: Float, const V: usize, const CHUNKS: usize, const WAVES: u32> Held<T, V, CHUNKS, WAVES> {
-    /// The registers a work-item needs to hold the row (widened to f32) and `operands` row-shared
-    /// operands of type `U` along it.
+    /// The registers a work-item needs to hold the row (widened to f32) and `chunks` chunks of
+    /// `operands` row-shared operands of type `U` along it.
     #[inline(always)]
-    const fn registers_with<U>(operands: usize) -> usize {
-        CHUNKS * V + operands * CHUNKS * V * size_of::<U>() / 4
+    const fn registers_with<U>(operands: usize, chunks: usize) -> usize {
+        CHUNKS * V + operands * chunks * V * size_of::<U>() / 4
     }
 
-    /// Reads `operand`'s chunks along this share.
+    /// The chunks of `operands` operands of type `U` read together at their visit: all of them,
+    /// else half as many, and so on, until they fit [`VISIT_REGISTERS`] with the row (at least
+    /// one).
     #[inline(always)]
-    fn read<U: Float>(&self, operand: &mut HeldOperand<U, V, CHUNKS>) {
+    const fn visit_group<U>(operands: usize) -> usize {
+        let mut group = CHUNKS;
+        while group > 1
+            && group.is_multiple_of(2)
+            && Self::registers_with::<U>(operands, group) > VISIT_REGISTERS
+        {
+            group /= 2;
+        }
+        if Self::registers_with::<U>(operands, group) <= VISIT_REGISTERS {
+            group
+        } else {
+            1
+        }
+    }
+
+    /// Reads `operand`'s held chunks `from .. from + count` along this share.
+    #[inline(always)]
+    fn read<U: Float>(&self, operand: &mut HeldOperand<U, V, CHUNKS>, from: usize, count: usize) {
         // SAFETY: held chunk k lies in the row, so in the operand (`RowValues::along`'s
         // contract, under which every `HeldOperand` is made).
-        each_index_below!(CHUNKS, |k| operand.chunks[k] =
-            unsafe { load_near::<U, V>(operand.operand, self.chunk(k)) });
-        operand.read = true;
+        each_index_below!(CHUNKS, |k| if k >= from && k < from + count {
+            operand.chunks[k] = unsafe { load_near::<U, V>(operand.operand, self.chunk(k)) }
+        });
     }
 }
 
@@ -388,32 +412,18 @@ impl<T: Float, const V: usize, const CHUNKS: usize, const WAVES: u32> Held<T, V,
 /// one operand) the bf16 RMSNorm spills on gfx942.
 const AHEAD_REGISTERS: usize = 128;
 
-/// The most registers a work-item gives its held row and the row-shared operands it reads at the
-/// start of their visit. At 256 (16 chunks of eight 16-bit values and two operands) the bf16
-/// LayerNorm spills on gfx942.
-const VISIT_REGISTERS: usize = 192;
+/// The most registers a work-item gives its held row and the chunks of the row-shared operands
+/// it reads together at their visit. At 192 (16 chunks of eight 16-bit values and 8 chunks of
+/// two operands) the bf16 LayerNorm spills on gfx1201 once its reads are fenced.
+const VISIT_REGISTERS: usize = 160;
 
-/// A row-shared operand along a [`Held`] share ([`RowValues::Along`]): its chunks, read ahead
-/// of the row's reductions or at the start of its visit when the registers allow
-/// ([`AHEAD_REGISTERS`], [`VISIT_REGISTERS`]), else its address, each chunk read when visited.
+/// A row-shared operand along a [`Held`] share ([`RowValues::Along`]): its address and its
+/// chunks, read ahead of the row's reductions when the registers allow ([`AHEAD_REGISTERS`]),
+/// else at their visit in groups of as many chunks as [`VISIT_REGISTERS`] allows.
 pub struct HeldOperand<U, const V: usize, const CHUNKS: usize> {
     operand: *const U,
     chunks: [[U; V]; CHUNKS],
     read: bool,
-}
-
-impl<U: Float, const V: usize, const CHUNKS: usize> HeldOperand<U, V, CHUNKS> {
-    /// The values of held chunk `k`, the row's chunk `c`, widened: as read, or read now.
-    #[inline(always)]
-    fn chunk(&self, k: usize, c: u32) -> [f32; V] {
-        if self.read {
-            widen(self.chunks[k])
-        } else {
-            // SAFETY: chunk c lies in the row, so in the operand (`RowValues::along`'s
-            // contract, under which every `HeldOperand` is made).
-            widen(unsafe { load_near::<U, V>(self.operand, c) })
-        }
-    }
 }
 
 /// This workgroup's row of `x` held in registers (`CHUNKS` chunks of `V` = [`Float::PACK`]
