@@ -370,11 +370,19 @@ impl<T: Float, const V: usize, const CHUNKS: usize, const WAVES: u32> RowValues<
 }
 
 impl<T: Float, const V: usize, const CHUNKS: usize, const WAVES: u32> Held<T, V, CHUNKS, WAVES> {
-    /// The registers a work-item needs to hold the row (widened to f32) and `chunks` chunks of
-    /// `operands` row-shared operands of type `U` along it.
+    /// The registers a work-item needs to hold the row and `chunks` chunks of `operands`
+    /// row-shared operands of type `U` along it. The row counts at its stored size when its
+    /// widening folds into the arithmetic that uses it (f16: llc keeps it packed and widens in
+    /// `v_fma_mix_f32`; `rmsnorm_f16_c16w1` takes 105 VGPRs on gfx1201), else widened to f32
+    /// (bf16, widened by shifts that llc does once and keeps: `rmsnorm_bf16_c16w1` takes 185).
     #[inline(always)]
     const fn registers_with<U>(operands: usize, chunks: usize) -> usize {
-        CHUNKS * V + operands * chunks * V * size_of::<U>() / 4
+        let row = if T::WIDENS_INTO_FMA {
+            CHUNKS * V * size_of::<T>() / 4
+        } else {
+            CHUNKS * V
+        };
+        row + operands * chunks * V * size_of::<U>() / 4
     }
 
     /// The chunks of `operands` operands of type `U` read together at their visit: all of them,
@@ -407,14 +415,14 @@ impl<T: Float, const V: usize, const CHUNKS: usize, const WAVES: u32> Held<T, V,
     }
 }
 
-/// The most registers a work-item gives its held row (widened to f32) and the row-shared
-/// operands it reads ahead of the row's reductions. At 192 (16 chunks of eight 16-bit values and
-/// one operand) the bf16 RMSNorm spills on gfx942.
+/// The most registers a work-item gives its held row and the row-shared operands it reads ahead
+/// of the row's reductions ([`Held::registers_with`]). At 192 (16 chunks of eight bf16 values,
+/// widened, and one operand) the bf16 RMSNorm spills on gfx942.
 const AHEAD_REGISTERS: usize = 128;
 
 /// The most registers a work-item gives its held row and the chunks of the row-shared operands
-/// it reads together at their visit. At 192 (16 chunks of eight 16-bit values and 8 chunks of
-/// two operands) the bf16 LayerNorm spills on gfx1201 once its reads are fenced.
+/// it reads together at their visit. At 192 (16 chunks of eight bf16 values, widened, and 8
+/// chunks of two operands) the bf16 LayerNorm spills on gfx1201 once its reads are fenced.
 const VISIT_REGISTERS: usize = 160;
 
 /// A row-shared operand along a [`Held`] share ([`RowValues::Along`]): its address and its
