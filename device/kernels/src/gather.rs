@@ -24,35 +24,12 @@
 //! 16-byte aligned (device allocations are).
 
 use crate::dtype::{load, store};
-use iron_intrinsics::kernel;
-use iron_intrinsics::{
-    id::{
-        lane_id, num_workgroups_x, workgroup_id_x, workgroup_size_x, workgroup_size_y,
-        workitem_id_x, workitem_id_y,
-    },
-    wave::broadcast_first,
+use crate::wave_read::read_once_per_wave;
+use iron_intrinsics::id::{
+    num_workgroups_x, workgroup_id_x, workgroup_size_x, workgroup_size_y, workitem_id_x,
+    workitem_id_y,
 };
-
-/// `indices[row]`, read once for all active work-items of the wave on the same row: each round,
-/// the first active work-item reads the index of its row and broadcasts it, and the work-items on
-/// that row take it and leave (one round per distinct row in the wave).
-#[inline(always)]
-fn row_index(indices: *const u32, row: u32) -> u32 {
-    loop {
-        let (leader, leader_row) = (broadcast_first(lane_id()), broadcast_first(row));
-        let loaded = if lane_id() == leader {
-            // SAFETY: leader_row is the row of an active work-item, below n, the length of
-            // indices.
-            unsafe { *indices.add(leader_row as usize) }
-        } else {
-            0
-        };
-        let index = broadcast_first(loaded);
-        if row == leader_row {
-            return index;
-        }
-    }
-}
+use iron_intrinsics::kernel;
 
 /// Copies every row this work-item shares in, `V` elements per chunk (`dim` a multiple of `V`).
 #[inline(always)]
@@ -69,7 +46,8 @@ fn gather_chunked<T: Copy + Default, const V: usize>(
     let row_stride = num_workgroups_x() * rows_per_group;
     let mut row = workgroup_id_x() * rows_per_group + workitem_id_y();
     while row < n {
-        let index = row_index(indices, row);
+        // SAFETY: row < n, the length of indices, for every active work-item.
+        let index = unsafe { read_once_per_wave(indices, row) };
         // SAFETY: out holds n rows of dim elements.
         let out_row = unsafe { out.add(row as usize * dim as usize) };
         // SAFETY: index < vocab, and table holds vocab rows of dim elements.

@@ -44,4 +44,5 @@ pub mod row_reduce;
 pub mod scan;
 pub mod softmax;
 pub mod transpose;
+mod wave_read;
 mod wave_scales;

@@ -37,6 +37,7 @@
 //! dynamic LDS. Buffers must be 16-byte aligned (device allocations are).
 
 use crate::dtype::{bf16, f16};
+use crate::wave_read::read_once_per_wave;
 use iron_intrinsics::kernel;
 use {
     crate::dtype::{Float, load, narrow, store, widen},
@@ -111,8 +112,10 @@ impl<T: Float> Rope<T> {
         while item < work {
             let (row_group, chunk) = (item / chunks, item % chunks);
             let (token, group) = (row_group / groups, row_group % groups);
-            // SAFETY: token < tokens, the length of positions.
-            let position = unsafe { *self.positions.add(token as usize) } as f32;
+            // Read once per token in the wave (its work-items mostly share one), before the
+            // heads: the counters wait for reads in order.
+            // SAFETY: token < tokens, the length of positions, for every active work-item.
+            let position = unsafe { read_once_per_wave(self.positions, token) } as f32;
             // The first head is read before the sines and cosines are computed, so that its
             // latency overlaps them; the fence keeps llc from sinking the read to its use.
             // (Reading each next head before writing back the one before it carried the read
