@@ -354,7 +354,7 @@ impl<T: Float, const V: usize, const CHUNKS: usize, const WAVES: u32> RowValues<
         let mut unread = false;
         each_index_below!(K, |j| unread |= !along[j].read);
         each_index_below!(CHUNKS, |k| {
-            if k % group == 0 && unread {
+            if k.is_multiple_of(group) && unread {
                 each_index_below!(K, |j| if !along[j].read {
                     self.read(&mut along[j], k, group)
                 });
