@@ -331,7 +331,7 @@ impl<T: Float, const V: usize, const CHUNKS: usize, const WAVES: u32> RowValues<
             chunks: [[U::round_from_f32(0.0); V]; CHUNKS],
             read: false,
         };
-        if Self::registers_with::<U>(K, CHUNKS) <= AHEAD_REGISTERS {
+        if Self::registers_ahead::<U>(K) <= AHEAD_REGISTERS {
             self.read(&mut along, 0, CHUNKS);
             along.read = true;
             // Left alone, llc's scheduler sinks the loads to their uses, past the reductions,
@@ -370,13 +370,21 @@ impl<T: Float, const V: usize, const CHUNKS: usize, const WAVES: u32> RowValues<
 }
 
 impl<T: Float, const V: usize, const CHUNKS: usize, const WAVES: u32> Held<T, V, CHUNKS, WAVES> {
-    /// The registers a work-item needs to hold the row and `chunks` chunks of `operands`
-    /// row-shared operands of type `U` along it. The row counts at its stored size when its
+    /// The registers a work-item needs through the row's reductions to hold the row (widened
+    /// to f32, as the reductions use it) and `operands` row-shared operands of type `U` read
+    /// ahead of them.
+    #[inline(always)]
+    const fn registers_ahead<U>(operands: usize) -> usize {
+        CHUNKS * V + operands * CHUNKS * V * size_of::<U>() / 4
+    }
+
+    /// The registers a work-item needs in the output pass to hold the row and `chunks` chunks of
+    /// `operands` row-shared operands of type `U`. The row counts at its stored size when its
     /// widening folds into the arithmetic that uses it (f16: llc keeps it packed and widens in
     /// `v_fma_mix_f32`; `rmsnorm_f16_c16w1` takes 105 VGPRs on gfx1201), else widened to f32
     /// (bf16, widened by shifts that llc does once and keeps: `rmsnorm_bf16_c16w1` takes 185).
     #[inline(always)]
-    const fn registers_with<U>(operands: usize, chunks: usize) -> usize {
+    const fn registers_at_visit<U>(operands: usize, chunks: usize) -> usize {
         let row = if T::WIDENS_INTO_FMA {
             CHUNKS * V * size_of::<T>() / 4
         } else {
@@ -393,11 +401,11 @@ impl<T: Float, const V: usize, const CHUNKS: usize, const WAVES: u32> Held<T, V,
         let mut group = CHUNKS;
         while group > 1
             && group.is_multiple_of(2)
-            && Self::registers_with::<U>(operands, group) > VISIT_REGISTERS
+            && Self::registers_at_visit::<U>(operands, group) > VISIT_REGISTERS
         {
             group /= 2;
         }
-        if Self::registers_with::<U>(operands, group) <= VISIT_REGISTERS {
+        if Self::registers_at_visit::<U>(operands, group) <= VISIT_REGISTERS {
             group
         } else {
             1
@@ -416,8 +424,9 @@ impl<T: Float, const V: usize, const CHUNKS: usize, const WAVES: u32> Held<T, V,
 }
 
 /// The most registers a work-item gives its held row and the row-shared operands it reads ahead
-/// of the row's reductions ([`Held::registers_with`]). At 192 (16 chunks of eight bf16 values,
-/// widened, and one operand) the bf16 RMSNorm spills on gfx942.
+/// of the row's reductions ([`Held::registers_ahead`]). At 192 (16 chunks of eight 16-bit
+/// values, widened, and one operand) the bf16 RMSNorm spills on gfx942; counting an f16 row
+/// packed there (128) spilled 2 VGPRs of `rmsnorm_f16_c16` to AGPRs on gfx942 and gfx950.
 const AHEAD_REGISTERS: usize = 128;
 
 /// The most registers a work-item gives its held row and the chunks of the row-shared operands
