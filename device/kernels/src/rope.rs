@@ -15,21 +15,20 @@
 //! Arithmetic, all in f32 (inputs widened exactly, results rounded once to the element type):
 //! `inv_freq_j = exp2(j * s)` with `s = -2 log2(theta) / rotary_dim` (`log2` and `exp2_normal`
 //! from `iron_intrinsics::fmath`, within 1 ulp; an `inv_freq` below `2^-126`, which takes a base
-//! beyond `2^63`, is 0, moving the angle by less than `2^-94`); the angle `p * inv_freq_j` rounded to f32; its sine
-//! and cosine by `fmath::sin_cos` (range-reduced, within 2^-22 absolute below 2^22); the
-//! rotation with fused multiply-adds. The angle's relative error is at most about
-//! `(4 ln2 |e| + 4) 2^-24`, `e = -2j log2(theta) / rotary_dim` its exponent: as accurate as an
-//! f32 computation of `p * inv_freq` can be, and like any f32 RoPE it grows with the position.
+//! beyond `2^63`, is 0, moving the angle by less than `2^-94`); the angle `p * inv_freq_j`
+//! rounded to f32; its sine and cosine by `fmath::sin_cos` (range-reduced, within 2^-22 absolute
+//! below 2^22); the rotation with fused multiply-adds. The angle's relative error is at most
+//! about `(4 ln2 |e| + 4) 2^-24`, `e = -2j log2(theta) / rotary_dim` its exponent: as accurate as
+//! an f32 computation of `p * inv_freq` can be, and like any f32 RoPE it grows with the position.
 //!
-//! Work: the heads of a token are dealt to `head_groups` groups (heads `g`, `g + head_groups`,
-//! ...; `head_groups` is clamped to 1..=heads). Each work-item takes one token, one group and
-//! one chunk of pairs, computes that chunk's sines and cosines once, and rotates the chunk in
-//! every head of its group, reading the group's first head before computing them so that the
-//! read's latency overlaps them. More
-//! groups mean more work-items to fill the device with; fewer mean sines and cosines shared
-//! by more heads. Chunks are 16 bytes (4 f32 or 8 f16/bf16 elements: NeoX reads one chunk from
-//! each half, GPT-J one chunk of interleaved pairs) when `head_dim` and `rotary_dim / 2` (NeoX)
-//! or `rotary_dim` (GPT-J) are multiples of that, and one pair otherwise. Consecutive
+//! Work: the heads of a token are dealt to `head_groups` groups (heads `g`, `g + head_groups`, ...;
+//! `head_groups` is clamped to 1..=heads). Each work-item takes one token, one group and one chunk
+//! of pairs, computes that chunk's sines and cosines once, and rotates the chunk in every head of
+//! its group, reading the group's first head before computing them so that the read's latency
+//! overlaps them. More groups mean more work-items to fill the device with; fewer mean sines and
+//! cosines shared by more heads. Chunks are 16 bytes (4 f32 or 8 f16/bf16 elements: NeoX reads one
+//! chunk from each half, GPT-J one chunk of interleaved pairs) when `head_dim` and `rotary_dim / 2`
+//! (NeoX) or `rotary_dim` (GPT-J) are multiples of that, and one pair otherwise. Consecutive
 //! work-items take consecutive chunks, then groups, then tokens.
 //!
 //! Launch: 1-D, any grid (grid-stride over the `tokens * groups * chunks per token` work-items,
@@ -76,8 +75,8 @@ struct Turn<const V: usize> {
 }
 
 impl<const V: usize> Turn<V> {
-    /// A chunk as [`Rope::read`] gives it, widened and rotated: NeoX pairs `(a[l], b[l])` by pair `l`'s
-    /// angle, GPT-J pairs `(a[2j], a[2j + 1])` by pair `j`'s.
+    /// A chunk as [`Rope::read`] gives it, widened and rotated: NeoX pairs `(a[l], b[l])` by pair
+    /// `l`'s angle, GPT-J pairs `(a[2j], a[2j + 1])` by pair `j`'s.
     #[inline(always)]
     fn apply<T: Float, const NEOX: bool>(&self, (a, b): ([T; V], [T; V])) -> ([f32; V], [f32; V]) {
         let (a, b) = (widen(a), widen(b));
