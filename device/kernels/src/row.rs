@@ -381,8 +381,9 @@ impl<T: Float, const V: usize, const CHUNKS: usize, const WAVES: u32> Held<T, V,
     /// The registers a work-item needs in the output pass to hold the row and `chunks` chunks of
     /// `operands` row-shared operands of type `U`. The row counts at its stored size when its
     /// widening folds into the arithmetic that uses it (f16: llc keeps it packed and widens in
-    /// `v_fma_mix_f32`; `rmsnorm_f16_c16w1` takes 105 VGPRs on gfx1201), else widened to f32
-    /// (bf16, widened by shifts that llc does once and keeps: `rmsnorm_bf16_c16w1` takes 185).
+    /// `v_fma_mix_f32`: on gfx1201 `rmsnorm_f16_c16w1` takes 137 VGPRs reading its whole
+    /// weight at once), else widened to f32 (bf16, widened by shifts that llc does once and
+    /// keeps: `rmsnorm_bf16_c16w1` takes 185 reading half of it).
     #[inline(always)]
     const fn registers_at_visit<U>(operands: usize, chunks: usize) -> usize {
         let row = if T::WIDENS_INTO_FMA {
