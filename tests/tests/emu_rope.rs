@@ -3,7 +3,8 @@
 //! do and do not fill 16-byte chunks, partial rotary dimensions (untouched tails), several bases,
 //! positions from 0 to far beyond any context, heads dealt to groups evenly, unevenly and out of
 //! range, and small looping grids. A separate test measures the device's `sin_cos` through a
-//! one-pair RoPE (which rotates `(1, 0)` by exactly `p`).
+//! one-pair RoPE (which rotates `(1, 0)` by exactly `p`), and another checks that an angle
+//! beyond f32's range gives NaN.
 
 use iron::library::Float;
 use iron::{DeviceBuffer, LaunchConfig};
@@ -214,6 +215,56 @@ fn sin_cos_is_within_its_documented_error() {
             d.gfx,
             worst_small / pow2(-24)
         );
+    }
+}
+
+#[test]
+#[ignore = "needs the device build: run `cargo xtask test`"]
+fn an_angle_beyond_f32_gives_nan() {
+    // theta = 1e-38 makes inv_freq_j = 2^(j * 2 * 126.2 / 128), up to 2^124; at position
+    // 2^32 - 1 the f32 angle of the high pairs overflows to infinity, whose sine and cosine
+    // `sin_cos` documents as NaN.
+    let (theta, head_dim) = (1.0e-38f32, 128usize);
+    let step = -2.0 * f64::from(theta).log2() / head_dim as f64;
+    let position = u32::MAX;
+    for d in emulated_devices() {
+        let kernel = d.module.kernel(rope::rope_neox_f32).unwrap();
+        let x = vec![1.0f32; head_dim];
+        let mut dx = DeviceBuffer::from_slice(&d.device, &x).unwrap();
+        let dp = DeviceBuffer::from_slice(&d.device, &[position]).unwrap();
+        let args = (
+            &mut dx,
+            &dp,
+            1,
+            1,
+            head_dim as u32,
+            head_dim as u32,
+            theta,
+            1,
+        );
+        // SAFETY: x holds one token of one head of head_dim elements, positions one entry.
+        unsafe {
+            d.device
+                .default_stream()
+                .launch(&kernel, LaunchConfig::new([1, 1, 1], [64, 1, 1]), args)
+                .unwrap()
+        };
+        let got = dx.to_vec().unwrap();
+        let mut overflowed = 0;
+        for j in 0..head_dim / 2 {
+            // Well past f32's largest value (2^128), away from the rounding of the exponent.
+            if f64::from(position as f32) * (j as f64 * step).exp2() > pow2(130) {
+                overflowed += 1;
+                assert!(
+                    got[j].is_nan() && got[j + head_dim / 2].is_nan(),
+                    "{} pair {j}: {} and {}, want NaN",
+                    d.gfx,
+                    got[j],
+                    got[j + head_dim / 2]
+                );
+            }
+        }
+        assert!(overflowed > 0, "no pair's angle overflowed");
     }
 }
 
