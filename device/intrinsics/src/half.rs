@@ -103,6 +103,32 @@ pub fn f32_pair_to_f16(a: f32, b: f32) -> u32 {
     }
 }
 
+#[cfg(iron_gfx = "gfx950")]
+crate::arch::gpu_extern! { "C" {
+    /// `fptrunc <2 x float> to <2 x bfloat>` as one word (`a` in the low half): iron-build
+    /// defines this marker in the post-LTO module, and LLVM selects gfx950's
+    /// `v_cvt_pk_bf16_f32` for it.
+    #[gpu(unsafe(ffi_const))]
+    #[link_name = "iron.cvt.pk.bf16.f32"]
+    fn convert_pair_to_bf16(a: f32, b: f32) -> u32;
+}}
+
+/// The bf16 bit patterns nearest to `a` (bits 0..16) and to `b` (bits 16..32), as
+/// [`f32_to_bf16`] rounds them: gfx950's `v_cvt_pk_bf16_f32` there, two conversions and a pack
+/// elsewhere.
+#[inline(always)]
+pub fn f32_pair_to_bf16(a: f32, b: f32) -> u32 {
+    #[cfg(iron_gfx = "gfx950")]
+    {
+        // SAFETY: a pure arithmetic conversion with no preconditions.
+        unsafe { convert_pair_to_bf16(a, b) }
+    }
+    #[cfg(not(iron_gfx = "gfx950"))]
+    {
+        u32::from(f32_to_bf16(a)) | (u32::from(f32_to_bf16(b)) << 16)
+    }
+}
+
 /// The f32 value of the bf16 bit pattern `bits` (exact: bf16 is the top half of an f32).
 #[inline(always)]
 pub fn bf16_to_f32(bits: u16) -> f32 {

@@ -69,6 +69,14 @@ impl Float for bf16 {
     fn round_from_f32(x: f32) -> Self {
         bf16::from_bits(iron_intrinsics::half::f32_to_bf16(x))
     }
+    #[inline(always)]
+    fn round_pair_from_f32(a: f32, b: f32) -> [Self; 2] {
+        let pair = iron_intrinsics::half::f32_pair_to_bf16(a, b);
+        [
+            bf16::from_bits(pair as u16),
+            bf16::from_bits((pair >> 16) as u16),
+        ]
+    }
 }
 
 /// `V` elements aligned to 16 bytes: read and written with 16-byte accesses.

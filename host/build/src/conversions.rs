@@ -4,8 +4,9 @@
 //! `fptrunc float to bfloat` or `fptrunc <2 x float> to <2 x half>`, which LLVM lowers to the
 //! gfx's conversion instruction where there is one (gfx950's `v_cvt_pk_bf16_f32` and
 //! `v_cvt_pk_f16_f32`). Device code calls a marker on such a gfx (declared and never defined):
-//! `iron.cvt.bf16.f32` (an f32 in, the bf16 bit pattern out) or `iron.cvt.pk.f16.f32` (two f32
-//! in, their f16 bit patterns out in one word, the first in the low half); here each declaration
+//! `iron.cvt.bf16.f32` (an f32 in, the bf16 bit pattern out), `iron.cvt.pk.f16.f32` or
+//! `iron.cvt.pk.bf16.f32` (two f32 in, their f16 or bf16 bit patterns out in one word, the first
+//! in the low half); here each declaration
 //! becomes a definition by that `fptrunc`, which the `always-inline` pass then inlines into every
 //! caller.
 
@@ -20,7 +21,7 @@ struct Marker {
     definition: &'static str,
 }
 
-const MARKERS: [Marker; 2] = [
+const MARKERS: [Marker; 3] = [
     Marker {
         name: "@iron.cvt.bf16.f32(",
         signature: " i16 @iron.cvt.bf16.f32(float",
@@ -42,6 +43,19 @@ const MARKERS: [Marker; 2] = [
   %pair = insertelement <2 x float> %low, float %b, i32 1
   %rounded = fptrunc <2 x float> %pair to <2 x half>
   %bits = bitcast <2 x half> %rounded to i32
+  ret i32 %bits
+}",
+    },
+    Marker {
+        name: "@iron.cvt.pk.bf16.f32(",
+        signature: " i32 @iron.cvt.pk.bf16.f32(float",
+        meaning: "the bf16 pair conversion marker takes two f32 and returns a u32",
+        // Round to nearest even, a NaN made quiet, as `fptrunc float to bfloat` does for each.
+        definition: "define internal i32 @iron.cvt.pk.bf16.f32(float %a, float %b) {
+  %low = insertelement <2 x float> poison, float %a, i32 0
+  %pair = insertelement <2 x float> %low, float %b, i32 1
+  %rounded = fptrunc <2 x float> %pair to <2 x bfloat>
+  %bits = bitcast <2 x bfloat> %rounded to i32
   ret i32 %bits
 }",
     },
@@ -108,6 +122,13 @@ declare noundef i32 @iron.cvt.pk.f16.f32(float noundef, float noundef) unnamed_a
             "{out}"
         );
         assert!(out.contains("tail call noundef i32 @iron.cvt.pk.f16.f32(float noundef %a"));
+        let bf16 = ir.replace("pk.f16", "pk.bf16");
+        let out = apply_conversions(&bf16).unwrap();
+        assert!(!out.contains("declare"), "{out}");
+        assert!(
+            out.contains("%rounded = fptrunc <2 x float> %pair to <2 x bfloat>"),
+            "{out}"
+        );
     }
 
     #[test]
@@ -124,5 +145,8 @@ declare noundef i32 @iron.cvt.pk.f16.f32(float noundef, float noundef) unnamed_a
         let ir = "declare i16 @iron.cvt.pk.f16.f32(float, float)\n";
         let error = apply_conversions(ir).unwrap_err().to_string();
         assert!(error.contains("takes two f32 and returns a u32"), "{error}");
+        let ir = "declare i16 @iron.cvt.pk.bf16.f32(float, float)\n";
+        let error = apply_conversions(ir).unwrap_err().to_string();
+        assert!(error.contains("bf16 pair conversion marker"), "{error}");
     }
 }
