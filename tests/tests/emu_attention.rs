@@ -30,20 +30,23 @@ use rand::rngs::StdRng;
 /// One forward case: `(batch, heads_q, heads_kv, seq_q, seq_kv, head_dim, causal, scale)`.
 type Case = (usize, usize, usize, usize, usize, usize, bool, Option<f32>);
 
-/// Forward cases (the matrix kernel's query blocks are 64 rows and its key tiles 64; the
-/// scalar kernel's are 16 rows and one key per lane, 32 or 64). f16 runs the first three,
-/// bf16 the last three: each type sees both head sizes, a causal mask and a given scale.
+/// Forward cases (the matrix kernels' query blocks are 128 rows on CDNA and 64 on RDNA, their
+/// key tiles 64; the scalar kernel's are 16 rows and one key per lane, 32 or 64). f16 runs the
+/// first three, bf16 the last three: each type sees both head sizes, a causal mask, a given
+/// scale, and a scale of 0 (every weight equal) or below 0 (the MFMA kernel flips the
+/// queries' signs).
 const FORWARD: [Case; 6] = [
     // GQA 4:1, tails in both lengths, two batch entries, default scale.
     (2, 4, 1, 21, 75, 64, false, None),
     // Causal with seq_q < seq_kv: the diagonal starts at key 130, crossing tile edges.
     (1, 2, 1, 20, 150, 128, true, None),
-    // One query row (what decode sees, through the forward kernels), a given scale.
-    (1, 4, 1, 1, 100, 128, false, Some(0.1)),
-    // Square causal over two query blocks and two key tiles with tails, a given scale.
-    (1, 2, 2, 70, 70, 128, true, Some(0.2)),
-    // Causal with seq_q > seq_kv: the first 20 query rows see no key (zero rows); GQA 4:1.
-    (1, 4, 1, 50, 30, 64, true, Some(0.35)),
+    // One query row (what decode sees, through the forward kernels), scale 0: the mean of V.
+    (1, 4, 1, 1, 100, 128, false, Some(0.0)),
+    // Square causal over two query blocks and three key tiles with tails, a given scale.
+    (1, 2, 2, 150, 150, 128, true, Some(0.2)),
+    // Causal with seq_q > seq_kv: the first 20 query rows see no key (zero rows); GQA 4:1; a
+    // negative scale.
+    (1, 4, 1, 50, 30, 64, true, Some(-0.35)),
     // No mask, plain multi-head, head_dim 64, default scale.
     (2, 2, 2, 17, 40, 64, false, None),
 ];

@@ -1,6 +1,6 @@
 //! Attention on CDNA's matrix cores (gfx90a, gfx942, gfx950): the forward pass of
-//! [`crate::attention`] with both products on `v_mfma_f32_16x16x16_{f16,bf16}`, except the
-//! scores on gfx950, which take its `v_mfma_f32_16x16x32_{f16,bf16}` (same output layout, half
+//! [`crate::attention`] with both products on `v_mfma_f32_32x32x8_{f16,bf16}`, except the
+//! scores on gfx950, which take its `v_mfma_f32_32x32x16_{f16,bf16}` (same output layout, half
 //! the instructions).
 //!
 //! Kernels `attention_mfma_<t>(q, k, v, o, heads_q, heads_kv, seq_q, seq_kv, head_dim, scale,
@@ -9,15 +9,29 @@
 //! f32). On gfx90a the 16-bit MFMAs flush subnormal inputs to zero.
 //!
 //! Launch: workgroups of exactly [`MFMA_THREADS`] (4 waves), each wave [`MFMA_ROWS_PER_WAVE`]
-//! query rows; grid `(ceil(seq_q / 64), heads_q, batch)`; dynamic LDS [`mfma_lds_bytes`].
+//! query rows; grid `(ceil(seq_q / MFMA_BLOCK_ROWS), heads_q, batch)`; dynamic LDS
+//! [`mfma_lds_bytes`].
 //!
 //! Tiling: K tiles of [`MFMA_KEYS`] keys. A wave computes the transposed scores `S^T = K Q^T`
-//! (16 keys x 16 rows per MFMA, Q's fragments held in registers for the whole pass), so that
-//! each lane's accumulator elements (4 keys of one query row) are exactly its B fragment of the
-//! transposed output product `O^T = V^T P^T`: the probabilities go from accumulator to operand
-//! without moving between lanes, and each lane's output elements and row statistics belong to
-//! one query row. K is staged row-major (the A operand, K-contiguous along the head dimension),
-//! V transposed (`V^T`, K-contiguous along the keys).
+//! (32 keys x 32 rows per MFMA, Q's fragments held in registers for the whole pass), so that
+//! each lane's accumulator elements (four runs of 4 keys of one query row) are exactly its B
+//! fragments of the transposed output product `O^T = V^T P^T`, one per 8 keys: the
+//! probabilities go from accumulator to operand without moving between lanes, and each lane's
+//! output elements and row statistics belong to one query row, shared with one other lane.
+//! 32-row MFMAs give a workgroup 128 query rows, so each staged K and V tile serves twice the
+//! rows that 16-row ones would, at the same matrix instructions per row.
+//!
+//! LDS: K is staged row-major (the A operand, K-contiguous along the head dimension), V
+//! transposed (`V^T`, K-contiguous along the keys). Every operand read is one 16-byte read per
+//! lane, for two 32x32x8 steps (or one 32x32x16): an MFMA may take its K elements in any order
+//! that A and B share, so along the head dimension lane group `g` takes elements `16 m + 8 g
+//! ..` of each block of 16 for both operands, and along the keys, where B comes from the score
+//! accumulators, V's tile stores keys with bits 2 and 3 swapped ([`v_position`]) so that the
+//! 8 keys a lane needs lie side by side. Rows 16 bytes longer than their data keep the 16-byte
+//! reads free of bank conflicts.
+//!
+//! The K and V tiles are read from global memory into registers one tile ahead
+//! ([`Fetched`]), so that their latency hides behind the current tile's work.
 #![cfg(any(not(target_arch = "amdgpu"), iron_matrix = "mfma"))]
 
 use crate::attention::ROW_PAD;
@@ -25,14 +39,14 @@ use crate::dtype::{bf16, f16};
 use iron_intrinsics::kernel;
 use {
     crate::attention::FLAG_CAUSAL,
-    crate::attention_tile::{Problem, Rows, query_block, stage_rows, stage_transposed, unroll},
-    crate::dtype::Float,
+    crate::attention_tile::{Fetched, Problem, Rows, query_block, stage_rows, unroll},
+    crate::dtype::{Float, load},
     iron_intrinsics::fmath::exp2_normal,
     iron_intrinsics::id::{lane_id, wave_id},
     iron_intrinsics::lds,
+    iron_intrinsics::math::mul_add,
     iron_intrinsics::matrix::{
-        Accumulator, Bf16Fragment, F16Fragment, MatrixCore, MfmaF32_16x16x16Bf16,
-        MfmaF32_16x16x16F16, Mma, load_a, load_b,
+        Accumulator, Bf16Fragment, F16Fragment, MfmaF32_32x32x8Bf16, MfmaF32_32x32x8F16, Mma,
     },
     iron_intrinsics::sync::workgroup_barrier,
     iron_intrinsics::wave::shuffle_xor,
@@ -41,129 +55,195 @@ use {
 /// Work-items per workgroup of the matrix-core kernels (exactly this many).
 pub const MFMA_THREADS: u32 = 256;
 /// Query rows per wave (one MFMA tile).
-pub const MFMA_ROWS_PER_WAVE: u32 = 16;
+pub const MFMA_ROWS_PER_WAVE: u32 = 32;
 /// Query rows per workgroup.
 pub const MFMA_BLOCK_ROWS: u32 = MFMA_ROWS_PER_WAVE * MFMA_THREADS / 64;
 /// Keys per staged K and V tile.
 pub const MFMA_KEYS: u32 = 64;
 
 /// Dynamic LDS of the matrix-core kernels: the K tile (`MFMA_KEYS` rows of `head_dim`, padded by
-/// 16 bytes; it first holds the block's query rows) and the transposed V tile (`head_dim` rows
-/// of `MFMA_KEYS`, padded by 16 bytes).
+/// 16 bytes) and the transposed V tile (`head_dim` rows of `MFMA_KEYS`, padded by 16 bytes),
+/// or the block's query rows staged at the start, whichever is larger.
 pub const fn mfma_lds_bytes(head_dim: u32) -> u32 {
-    MFMA_KEYS * (2 * head_dim + ROW_PAD) + head_dim * (2 * MFMA_KEYS + ROW_PAD)
+    let tiles = MFMA_KEYS * (2 * head_dim + ROW_PAD) + head_dim * V_PITCH;
+    let queries = MFMA_BLOCK_ROWS * (2 * head_dim + ROW_PAD);
+    if tiles > queries { tiles } else { queries }
 }
 
 /// Bytes per row of the transposed V tile.
 const V_PITCH: u32 = 2 * MFMA_KEYS + ROW_PAD;
-/// MFMA tiles of 16 keys per K tile.
-const KEY_TILES: usize = (MFMA_KEYS / 16) as usize;
+/// MFMA tiles of 32 keys per K tile.
+const KEY_TILES: usize = (MFMA_KEYS / 32) as usize;
+/// Elements along K of one 16-byte operand read per lane (two lane groups of 8).
+const BLOCK: u32 = 16;
+/// `P V` MFMA steps of 8 keys per K tile.
+const PV_STEPS: usize = (MFMA_KEYS / 8) as usize;
 
-/// Elements per lane of the score MFMA's operands.
-#[cfg(iron_gfx = "gfx950")]
-const SCORE_ELEMENTS: usize = 8;
-/// Elements per lane of the score MFMA's operands.
-#[cfg(not(iron_gfx = "gfx950"))]
-const SCORE_ELEMENTS: usize = 4;
+/// Where key `key` of a tile lies in a row of the transposed V tile: bits 2 and 3 swapped, so
+/// that lane group `g`'s keys `16 m + 8 j + 4 g + i` (`j`, `i` < 4... of steps `2 m` and `2 m +
+/// 1`) are the 8 consecutive positions `16 m + 8 g ..`.
+#[inline(always)]
+fn v_position(key: u32) -> u32 {
+    (key & !0b1100) | ((key >> 1) & 0b100) | ((key << 1) & 0b1000)
+}
 
-/// An input type of the matrix-core kernels: its MFMAs and how probabilities become operands.
+/// An input type of the matrix-core kernels: its MFMAs and how words and probabilities become
+/// operands.
 trait MfmaInput: Float {
-    /// The 16x16x16 MFMA of this type (the `P V` product: its accumulator layout of `S^T` is
-    /// its B operand layout).
-    type Core: Mma<Acc = Accumulator<4>>;
-    /// The MFMA of the scores `S^T = K Q^T` (reducing over the head dimension): gfx950's
-    /// 16x16x32, else the 16x16x16.
-    type ScoreCore: Mma<Acc = Accumulator<4>>;
-    /// Four probabilities (consecutive keys) rounded to this type, as a B fragment.
-    fn fragment(p: [f32; 4]) -> <Self::Core as MatrixCore>::B;
-    /// A B fragment of zeros of the score MFMA.
-    fn score_zero() -> <Self::ScoreCore as MatrixCore>::B;
+    /// Four elements of this type, an operand of [`MfmaInput::Core`].
+    type Fragment: Copy;
+    /// The 32x32x8 MFMA of this type (the `P V` product: its accumulator layout of `S^T`, taken
+    /// four elements at a time, is its B operand layout).
+    type Core: Mma<A = Self::Fragment, B = Self::Fragment, Acc = Accumulator<16>>;
+    /// Four elements (two words) as an operand.
+    fn fragment(words: [u32; 2]) -> Self::Fragment;
+    /// Four probabilities (consecutive keys) rounded to this type, as an operand.
+    fn probabilities(p: [f32; 4]) -> Self::Fragment;
+    /// `acc + K Q^T` over one block of 16 head dimensions, from each lane's 16 bytes of the key
+    /// row and of the query row (elements `8 g ..` of the block): gfx950's 32x32x16 once, else
+    /// the 32x32x8 on each half.
+    fn score_block(keys: [u32; 4], queries: [u32; 4], acc: Accumulator<16>) -> Accumulator<16>;
 }
 
-impl MfmaInput for f16 {
-    type Core = MfmaF32_16x16x16F16;
+/// The 16-bit halves of `W` words, low half first.
+#[inline(always)]
+fn halves<const W: usize, const N: usize>(words: [u32; W]) -> [u16; N] {
+    const { assert!(N == 2 * W) };
+    core::array::from_fn(|i| (words[i / 2] >> (16 * (i % 2))) as u16)
+}
+
+/// Declares [`MfmaInput`] for one element type.
+macro_rules! mfma_input {
+    ($t:ident, $fragment:ident, $core:ident, $wide:ident, $pair:path) => {
+        impl MfmaInput for $t {
+            type Fragment = $fragment<4>;
+            type Core = $core;
+            #[inline(always)]
+            fn fragment(words: [u32; 2]) -> $fragment<4> {
+                $fragment::from_bits(halves(words))
+            }
+            #[inline(always)]
+            fn probabilities(p: [f32; 4]) -> $fragment<4> {
+                Self::fragment([$pair(p[0], p[1]), $pair(p[2], p[3])])
+            }
+            #[inline(always)]
+            fn score_block(
+                keys: [u32; 4],
+                queries: [u32; 4],
+                acc: Accumulator<16>,
+            ) -> Accumulator<16> {
+                #[cfg(iron_gfx = "gfx950")]
+                {
+                    let wide = |words: [u32; 4]| $fragment::<8>::from_bits(halves(words));
+                    iron_intrinsics::matrix::$wide::mma(wide(keys), wide(queries), acc)
+                }
+                #[cfg(not(iron_gfx = "gfx950"))]
+                {
+                    let half = |words: [u32; 4], h: usize| {
+                        Self::fragment([words[2 * h], words[2 * h + 1]])
+                    };
+                    let acc = $core::mma(half(keys, 0), half(queries, 0), acc);
+                    $core::mma(half(keys, 1), half(queries, 1), acc)
+                }
+            }
+        }
+    };
+}
+
+mfma_input!(
+    f16,
+    F16Fragment,
+    MfmaF32_32x32x8F16,
+    MfmaF32_32x32x16F16,
+    iron_intrinsics::half::f32_pair_to_f16
+);
+mfma_input!(
+    bf16,
+    Bf16Fragment,
+    MfmaF32_32x32x8Bf16,
+    MfmaF32_32x32x16Bf16,
+    bf16_probabilities
+);
+
+/// Two probabilities rounded to bf16 (`a` in bits 0..16, `b` in 16..32), nearest and ties to
+/// even: gfx950's `v_cvt_pk_bf16_f32`, elsewhere integer rounding that, unlike
+/// [`bf16::from_f32`], does not keep a NaN a NaN: a NaN probability also makes its row's f32
+/// sum NaN, and so the row's output.
+#[inline(always)]
+fn bf16_probabilities(a: f32, b: f32) -> u32 {
     #[cfg(iron_gfx = "gfx950")]
-    type ScoreCore = iron_intrinsics::matrix::MfmaF32_16x16x32F16;
-    #[cfg(not(iron_gfx = "gfx950"))]
-    type ScoreCore = MfmaF32_16x16x16F16;
-    #[inline(always)]
-    fn fragment(p: [f32; 4]) -> F16Fragment<4> {
-        F16Fragment::from_bits(p.map(iron_intrinsics::half::f32_to_f16))
+    {
+        iron_intrinsics::half::f32_pair_to_bf16(a, b)
     }
-    #[inline(always)]
-    fn score_zero() -> F16Fragment<SCORE_ELEMENTS> {
-        F16Fragment::from_bits([0; SCORE_ELEMENTS])
+    #[cfg(not(iron_gfx = "gfx950"))]
+    {
+        let round = |x: f32| {
+            let bits = x.to_bits();
+            bits.wrapping_add(0x7FFF + ((bits >> 16) & 1))
+        };
+        iron_intrinsics::half::pack_halves::<1>(round(a), round(b))
     }
 }
 
-impl MfmaInput for bf16 {
-    type Core = MfmaF32_16x16x16Bf16;
-    #[cfg(iron_gfx = "gfx950")]
-    type ScoreCore = iron_intrinsics::matrix::MfmaF32_16x16x32Bf16;
-    #[cfg(not(iron_gfx = "gfx950"))]
-    type ScoreCore = MfmaF32_16x16x16Bf16;
-    #[inline(always)]
-    fn fragment(p: [f32; 4]) -> Bf16Fragment<4> {
-        Bf16Fragment::from_bits(p.map(iron_intrinsics::half::f32_to_bf16))
-    }
-    #[inline(always)]
-    fn score_zero() -> Bf16Fragment<SCORE_ELEMENTS> {
-        Bf16Fragment::from_bits([0; SCORE_ELEMENTS])
-    }
-}
-
-/// The maximum of `x` over the four lanes holding the same query row (`lane % 16`). Wave-wide.
+/// The maximum of `x` over the two lanes holding the same query row (`lane % 32`). Wave-wide.
 #[inline(always)]
 fn row_max(x: f32) -> f32 {
-    let x = x.max(shuffle_xor(x, 16));
     x.max(shuffle_xor(x, 32))
 }
 
-/// The sum of `x` over the four lanes holding the same query row. Wave-wide.
+/// The sum of `x` over the two lanes holding the same query row. Wave-wide.
 #[inline(always)]
 fn row_sum(x: f32) -> f32 {
-    let x = x + shuffle_xor(x, 16);
     x + shuffle_xor(x, 32)
 }
 
-/// The forward pass of this workgroup's block of query rows with `STEPS = D / 16` MFMA steps
-/// along the head dimension. Workgroup-wide.
+/// This work-item's share of one K tile (rows) and one V tile (to be written transposed), read
+/// ahead of their staging: `ROUNDS = MFMA_KEYS * D / 8 / MFMA_THREADS` chunks of each.
+type KvChunks<const D: u32, const ROUNDS: usize> = (
+    Fetched<D, MFMA_THREADS, ROUNDS, false>,
+    Fetched<D, MFMA_THREADS, ROUNDS, true>,
+);
+
+/// The forward pass of this workgroup's block of query rows with `D` head dimensions: `OUT =
+/// D / 32` output MFMA tiles, `BLOCKS = D / 16` blocks of the head dimension and `ROUNDS`
+/// chunks per work-item of each K and V tile. Workgroup-wide.
 ///
 /// # Safety
 /// The kernel's contract (module docs); `q` and `o` point at the block's first row, `k` and `v`
 /// at the KV head.
 #[inline(always)]
-unsafe fn attend<T: MfmaInput, const D: u32, const STEPS: usize>(
+unsafe fn attend<
+    T: MfmaInput,
+    const D: u32,
+    const OUT: usize,
+    const BLOCKS: usize,
+    const ROUNDS: usize,
+>(
     (q, k, v, o): (*const T, *const T, *const T, *mut T),
     rows: &Rows,
     problem: &Problem,
 ) {
-    const { assert!(STEPS as u32 * 16 == D && STEPS <= 8 && KEY_TILES == 4) };
-    type Score<T> = <T as MfmaInput>::ScoreCore;
-    let score_steps = (D / <Score<T> as MatrixCore>::K) as usize;
-    let score_step_bytes = (<Score<T> as MatrixCore>::K * 2) as usize;
+    const {
+        assert!(OUT as u32 * 32 == D && OUT <= 4 && BLOCKS as u32 * BLOCK == D && BLOCKS <= 8);
+        assert!(KEY_TILES == 2 && ROUNDS as u32 * MFMA_THREADS * 8 == MFMA_KEYS * D);
+    };
     let k_pitch = 2 * D + ROW_PAD;
     let k_tile = lds::dynamic::<u8>();
     // SAFETY: the transposed V tile follows the K tile in the launch's dynamic LDS.
     let v_tile = unsafe { k_tile.add((MFMA_KEYS * k_pitch) as usize) };
     let (wave, lane) = (wave_id(), lane_id());
-    // SAFETY: the block's valid rows lie in Q; the K tile holds MFMA_BLOCK_ROWS rows.
-    unsafe {
-        stage_rows::<T, D, MFMA_THREADS, true>(q, (0, MFMA_BLOCK_ROWS, rows.valid), k_tile, k_pitch)
+    let row = wave * MFMA_ROWS_PER_WAVE + lane % 32;
+    let group = lane / 32;
+    // Scores are kept as `K Q^T` and scaled inside the exponent's fma: with the queries' signs
+    // flipped for a negative scale, the scale is positive and a row's largest scaled score is
+    // its largest score, scaled. 0 becomes the least normal scale, which leaves every
+    // probability 2^0 = 1 as 0 would, and a masked score -inf.
+    let flip = if problem.scale_log2 < 0.0 {
+        0x8000_8000
+    } else {
+        0
     };
-    workgroup_barrier();
-    let mut queries = [T::score_zero(); STEPS];
-    unroll!(s in [0, 1, 2, 3, 4, 5, 6, 7] {
-        if s < score_steps {
-            // SAFETY: the wave's 16 staged query rows, columns 16 s.., 16-byte aligned rows.
-            queries[s] = unsafe {
-                let rows = k_tile.add((wave * MFMA_ROWS_PER_WAVE * k_pitch) as usize);
-                load_b::<Score<T>>(rows.add(s * score_step_bytes), k_pitch)
-            };
-        }
-    });
-    workgroup_barrier();
-    let row = wave * MFMA_ROWS_PER_WAVE + lane % 16;
+    let scale_log2 = problem.scale_log2.abs().max(f32::MIN_POSITIVE);
     let tiles = Tiles {
         k,
         v,
@@ -172,11 +252,34 @@ unsafe fn attend<T: MfmaInput, const D: u32, const STEPS: usize>(
         k_pitch,
         end: rows.end,
         limit: rows.limit(row),
-        group: lane / 16,
-        scale_log2: problem.scale_log2,
+        operand_at: (lane % 32) * k_pitch + 16 * group,
+        v_operand_at: (lane % 32) * V_PITCH + 16 * group,
+        group,
+        scale_log2,
     };
+    // The first K and V tile is read while the queries are staged.
+    let mut fetched = (Fetched::zeros(), Fetched::zeros());
+    // SAFETY: as the caller guarantees.
+    unsafe { tiles.fetch(rows.begin, &mut fetched) };
+    // SAFETY: the block's valid rows lie in Q; the dynamic LDS holds MFMA_BLOCK_ROWS rows.
+    unsafe {
+        stage_rows::<T, D, MFMA_THREADS, true>(q, (0, MFMA_BLOCK_ROWS, rows.valid), k_tile, k_pitch)
+    };
+    workgroup_barrier();
+    let mut queries = [[0u32; 4]; BLOCKS];
+    unroll!(b in [0, 1, 2, 3, 4, 5, 6, 7] {
+        if b < BLOCKS {
+            // SAFETY: the wave's 32 staged query rows, 16-byte aligned.
+            let words = unsafe {
+                let at = wave * MFMA_ROWS_PER_WAVE * k_pitch + tiles.operand_at + 32 * b as u32;
+                load::<u32, 4>(k_tile.add(at as usize) as *const u32, 0)
+            };
+            queries[b] = words.map(|w| w ^ flip);
+        }
+    });
+    workgroup_barrier();
     let mut state = RowState {
-        out: [Accumulator::<4>::zero(); STEPS],
+        out: [Accumulator::<16>::zero(); OUT],
         max: f32::NEG_INFINITY,
         sum: 0.0,
     };
@@ -186,31 +289,37 @@ unsafe fn attend<T: MfmaInput, const D: u32, const STEPS: usize>(
     let mut tile = rows.begin;
     while tile < unmasked {
         // SAFETY: as the caller guarantees; the tile lies below every row's limit.
-        unsafe { tiles.step::<D, STEPS, false>(tile, &queries, &mut state) };
+        unsafe {
+            tiles.step::<D, OUT, BLOCKS, ROUNDS, false>(tile, &mut fetched, &queries, &mut state)
+        };
         tile += MFMA_KEYS;
     }
     while tile < rows.end {
         // SAFETY: as the caller guarantees.
-        unsafe { tiles.step::<D, STEPS, true>(tile, &queries, &mut state) };
+        unsafe {
+            tiles.step::<D, OUT, BLOCKS, ROUNDS, true>(tile, &mut fetched, &queries, &mut state)
+        };
         tile += MFMA_KEYS;
     }
     let RowState { out, sum, .. } = state;
     let sum = row_sum(sum);
     if row < rows.valid {
         let inverse = if sum > 0.0 { 1.0 / sum } else { 0.0 };
-        unroll!(n in [0, 1, 2, 3, 4, 5, 6, 7] {
-            if n < STEPS {
+        unroll!(n in [0, 1, 2, 3] {
+            if n < OUT {
                 let v = out[n].to_array();
-                let values = [
-                    T::round_from_f32(v[0] * inverse),
-                    T::round_from_f32(v[1] * inverse),
-                    T::round_from_f32(v[2] * inverse),
-                    T::round_from_f32(v[3] * inverse),
-                ];
-                let at = (row * D) as usize + n * 16 + 4 * tiles.group as usize;
-                // SAFETY: head dimensions 16 n + 4 group .. + 4 of valid row `row`, 8-byte
-                // aligned.
-                unsafe { *(o.add(at) as *mut Words2<T>) = Words2(values) };
+                unroll!(j in [0, 1, 2, 3] {
+                    let values = [
+                        T::round_from_f32(v[4 * j] * inverse),
+                        T::round_from_f32(v[4 * j + 1] * inverse),
+                        T::round_from_f32(v[4 * j + 2] * inverse),
+                        T::round_from_f32(v[4 * j + 3] * inverse),
+                    ];
+                    let at = (row * D) as usize + n * 32 + 8 * j + 4 * group as usize;
+                    // SAFETY: head dimensions 32 n + 8 j + 4 group .. + 4 of valid row `row`,
+                    // 8-byte aligned.
+                    unsafe { *(o.add(at) as *mut Words2<T>) = Words2(values) };
+                });
             }
         });
     }
@@ -228,74 +337,111 @@ struct Tiles<T> {
     end: u32,
     /// One past the last key this lane's row sees.
     limit: u32,
-    /// Which four keys of each 16 this lane's accumulator elements hold.
+    /// This lane's byte offset of its operand reads in a tile of rows (K, and the queries):
+    /// row `lane % 32`, elements `8 group ..` of the first block.
+    operand_at: u32,
+    /// This lane's byte offset of its operand reads in the transposed V tile.
+    v_operand_at: u32,
+    /// Which four keys of each 8 this lane's accumulator elements hold.
     group: u32,
+    /// The softmax scale times `log2(e)`, made positive (the queries carry its sign).
     scale_log2: f32,
 }
 
 /// One lane's running state of the online softmax: its row's output accumulators, the row's
-/// maximum score so far, and the sum of this lane's probabilities.
-struct RowState<const STEPS: usize> {
-    out: [Accumulator<4>; STEPS],
+/// maximum scaled score so far, and the sum of this lane's probabilities.
+struct RowState<const OUT: usize> {
+    out: [Accumulator<16>; OUT],
     max: f32,
     sum: f32,
 }
 
 impl<T: MfmaInput> Tiles<T> {
-    /// Stages the K and V tile at key `tile` and folds it into `state` (scores, online softmax,
-    /// `P V`), with `D = 16 STEPS` head dimensions. Without `CHECKED` every key of the tile lies
-    /// below every row's limit: the staging checks no bounds and the scores take no mask.
-    /// Workgroup-wide.
+    /// Reads this work-item's share of the K and V tile at key `tile` into `fetched`, if the
+    /// tile starts below `end`: the loads are issued, and waited for where the chunks are
+    /// written to LDS.
     ///
     /// # Safety
-    /// The kernel's contract; keys below `end` lie in K and V; without `CHECKED`, `tile +
-    /// MFMA_KEYS` is at most every existing row's limit.
+    /// The kernel's contract; keys below `end` lie in K and V.
     #[inline(always)]
-    unsafe fn step<const D: u32, const STEPS: usize, const CHECKED: bool>(
+    unsafe fn fetch<const D: u32, const ROUNDS: usize>(
         &self,
         tile: u32,
-        queries: &[<T::ScoreCore as MatrixCore>::B; STEPS],
-        state: &mut RowState<STEPS>,
+        fetched: &mut KvChunks<D, ROUNDS>,
     ) {
-        type Core<T> = <T as MfmaInput>::Core;
-        type Score<T> = <T as MfmaInput>::ScoreCore;
-        let score_steps = (D / <Score<T> as MatrixCore>::K) as usize;
-        let score_step_bytes = (<Score<T> as MatrixCore>::K * 2) as usize;
-        let keys = (tile, MFMA_KEYS, self.end);
-        // SAFETY: keys below end lie in K and V (below every row's limit without CHECKED); both
-        // tiles fit the dynamic LDS.
+        if tile < self.end {
+            // SAFETY: keys below end (> tile) lie in K and V.
+            *fetched = unsafe {
+                (
+                    Fetched::read(self.k, tile, self.end),
+                    Fetched::read(self.v, tile, self.end),
+                )
+            };
+        }
+    }
+
+    /// Stages the K and V tile at key `tile` from `fetched`, reads the next tile into
+    /// `fetched`, and folds this one into `state` (scores, online softmax, `P V`), with `D = 32
+    /// OUT = 16 BLOCKS` head dimensions. Without `CHECKED` every key of the tile lies below
+    /// every row's limit: the scores take no mask. Workgroup-wide.
+    ///
+    /// # Safety
+    /// The kernel's contract; keys below `end` lie in K and V; `fetched` holds the tile at
+    /// `tile`; without `CHECKED`, `tile + MFMA_KEYS` is at most every existing row's limit.
+    #[inline(always)]
+    unsafe fn step<
+        const D: u32,
+        const OUT: usize,
+        const BLOCKS: usize,
+        const ROUNDS: usize,
+        const CHECKED: bool,
+    >(
+        &self,
+        tile: u32,
+        fetched: &mut KvChunks<D, ROUNDS>,
+        queries: &[[u32; 4]; BLOCKS],
+        state: &mut RowState<OUT>,
+    ) {
+        // SAFETY: both tiles fit the dynamic LDS, which no wave reads until the barrier; keys
+        // at or past end are zeroed (without CHECKED, every key lies below end).
         unsafe {
-            stage_rows::<T, D, MFMA_THREADS, CHECKED>(self.k, keys, self.k_tile, self.k_pitch);
-            stage_transposed::<T, D, MFMA_THREADS, CHECKED>(self.v, keys, self.v_tile, V_PITCH);
+            fetched
+                .0
+                .write::<CHECKED>((self.k_tile, self.k_pitch), (tile, self.end), |r| r);
+            fetched
+                .1
+                .write::<CHECKED>((self.v_tile, V_PITCH), (tile, self.end), v_position);
         }
         workgroup_barrier();
-        let mut scores = [[0.0f32; 4]; KEY_TILES];
+        // SAFETY: as the caller guarantees.
+        unsafe { self.fetch(tile + MFMA_KEYS, fetched) };
+        let mut scores = [[0.0f32; 16]; KEY_TILES];
         let mut tile_max = f32::NEG_INFINITY;
-        unroll!(kt in [0, 1, 2, 3] {
-            let mut acc = Accumulator::<4>::zero();
-            unroll!(s in [0, 1, 2, 3, 4, 5, 6, 7] {
-                if s < score_steps {
-                    // SAFETY: 16 staged key rows, one score step of columns, 16-byte aligned
-                    // rows.
+        unroll!(kt in [0, 1] {
+            let mut acc = Accumulator::<16>::zero();
+            unroll!(b in [0, 1, 2, 3, 4, 5, 6, 7] {
+                if b < BLOCKS {
+                    // SAFETY: 32 staged key rows, 16-byte aligned reads inside them.
                     let keys = unsafe {
-                        let at = kt * 16 * self.k_pitch as usize + s * score_step_bytes;
-                        load_a::<Score<T>>(self.k_tile.add(at), self.k_pitch)
+                        let at = kt as u32 * 32 * self.k_pitch + self.operand_at + 32 * b as u32;
+                        load::<u32, 4>(self.k_tile.add(at as usize) as *const u32, 0)
                     };
-                    acc = Score::<T>::mma(keys, queries[s], acc);
+                    acc = T::score_block(keys, queries[b], acc);
                 }
             });
-            let first_key = tile + kt as u32 * 16 + 4 * self.group;
+            let first_key = tile + kt as u32 * 32 + 4 * self.group;
             let raw = acc.to_array();
-            unroll!(i in [0, 1, 2, 3] {
-                scores[kt][i] = if !CHECKED || first_key + (i as u32) < self.limit {
-                    raw[i] * self.scale_log2
+            unroll!(i in [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15] {
+                let key = first_key + (8 * (i / 4) + i % 4) as u32;
+                scores[kt][i] = if !CHECKED || key < self.limit {
+                    raw[i]
                 } else {
                     f32::NEG_INFINITY
                 };
                 tile_max = tile_max.max(scores[kt][i]);
             });
         });
-        let new_max = state.max.max(row_max(tile_max));
+        let new_max = state.max.max(row_max(tile_max) * self.scale_log2);
         // Until the row has seen a key its maximum is -inf: shift by 0 then, so that every
         // probability and factor is 2^-inf = 0 rather than NaN.
         let base = if new_max == f32::NEG_INFINITY {
@@ -306,32 +452,30 @@ impl<T: MfmaInput> Tiles<T> {
         let alpha = exp2_normal(state.max - base);
         state.max = new_max;
         let mut tile_sum = 0.0;
-        let mut probabilities = [T::fragment([0.0; 4]); KEY_TILES];
-        unroll!(kt in [0, 1, 2, 3] {
-            let mut p = [0.0f32; 4];
-            unroll!(i in [0, 1, 2, 3] {
-                p[i] = exp2_normal(scores[kt][i] - base);
-                tile_sum += p[i];
+        let mut probabilities = [T::probabilities([0.0; 4]); PV_STEPS];
+        unroll!(kt in [0, 1] {
+            unroll!(j in [0, 1, 2, 3] {
+                let mut p = [0.0f32; 4];
+                unroll!(i in [0, 1, 2, 3] {
+                    p[i] = exp2_normal(mul_add(scores[kt][4 * j + i], self.scale_log2, -base));
+                    tile_sum += p[i];
+                });
+                probabilities[4 * kt + j] = T::probabilities(p);
             });
-            probabilities[kt] = T::fragment(p);
         });
         state.sum = state.sum * alpha + tile_sum;
-        unroll!(n in [0, 1, 2, 3, 4, 5, 6, 7] {
-            if n < STEPS {
-                let old = state.out[n].to_array();
-                let mut acc = Accumulator::from_array([
-                    old[0] * alpha,
-                    old[1] * alpha,
-                    old[2] * alpha,
-                    old[3] * alpha,
-                ]);
-                unroll!(kt in [0, 1, 2, 3] {
-                    // SAFETY: 16 rows (head dimensions 16 n..) of the transposed V tile, keys
-                    // 16 kt.., 16-byte aligned rows.
+        unroll!(n in [0, 1, 2, 3] {
+            if n < OUT {
+                let mut acc = Accumulator::from_array(state.out[n].to_array().map(|x| x * alpha));
+                unroll!(m in [0, 1, 2, 3] {
+                    // SAFETY: 32 rows (head dimensions 32 n..) of the transposed V tile, keys
+                    // 16 m.., 16-byte aligned.
                     let values = unsafe {
-                        load_a::<Core<T>>(self.v_tile.add(n * 16 * V_PITCH as usize + kt * 32), V_PITCH)
+                        let at = n as u32 * 32 * V_PITCH + self.v_operand_at + 32 * m as u32;
+                        load::<u32, 4>(self.v_tile.add(at as usize) as *const u32, 0)
                     };
-                    acc = Core::<T>::mma(values, probabilities[kt], acc);
+                    acc = T::Core::mma(T::fragment([values[0], values[1]]), probabilities[2 * m], acc);
+                    acc = T::Core::mma(T::fragment([values[2], values[3]]), probabilities[2 * m + 1], acc);
                 });
                 state.out[n] = acc;
             }
@@ -374,8 +518,8 @@ unsafe fn forward<T: MfmaInput>(
     // SAFETY: as the caller guarantees.
     unsafe {
         match head_dim {
-            64 => attend::<T, 64, 4>(buffers, &rows, &problem),
-            128 => attend::<T, 128, 8>(buffers, &rows, &problem),
+            64 => attend::<T, 64, 2, 4, 2>(buffers, &rows, &problem),
+            128 => attend::<T, 128, 4, 8, 4>(buffers, &rows, &problem),
             _ => {}
         }
     }

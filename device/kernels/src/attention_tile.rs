@@ -260,11 +260,7 @@ pub unsafe fn stage_rows<T: Float, const D: u32, const BLOCK: u32, const CHECKED
         // SAFETY: as the caller guarantees.
         unsafe {
             let words = chunk_or_zero::<T, D, CHECKED>(src, first + row, chunk, limit);
-            store::<u32, 4>(
-                dst.add((row * pitch + chunk * 16) as usize) as *mut u32,
-                0,
-                words,
-            );
+            write_chunk::<false>(dst, (row, chunk), pitch, words);
         }
     });
 }
@@ -275,6 +271,7 @@ pub unsafe fn stage_rows<T: Float, const D: u32, const BLOCK: u32, const CHECKED
 ///
 /// # Safety
 /// As for [`stage_rows`], with `D * pitch` bytes of LDS and `pitch` even.
+#[cfg(any(not(target_arch = "amdgpu"), iron_matrix = "wmma"))]
 #[inline(always)]
 pub unsafe fn stage_transposed<T: Float, const D: u32, const BLOCK: u32, const CHECKED: bool>(
     src: *const T,
@@ -292,14 +289,130 @@ pub unsafe fn stage_transposed<T: Float, const D: u32, const BLOCK: u32, const C
         // SAFETY: as the caller guarantees.
         unsafe {
             let words = chunk_or_zero::<T, D, CHECKED>(src, first + row, chunk, limit);
-            let column = dst.add((chunk * 8 * pitch + 2 * row) as usize) as *mut u16;
-            for (w, word) in words.into_iter().enumerate() {
-                let pair = column.byte_add(2 * w * pitch as usize);
-                *pair = word as u16;
-                *pair.byte_add(pitch as usize) = (word >> 16) as u16;
-            }
+            write_chunk::<true>(dst, (row, chunk), pitch, words);
         }
     });
+}
+
+/// Writes chunk `chunk` (eight 16-bit elements) of row `row` of a tile to LDS at `dst`: at byte
+/// `row * pitch + 16 * chunk`, or `TRANSPOSED`, element `(row, c)` at byte `c * pitch + 2 * row`.
+///
+/// # Safety
+/// The bytes written lie in LDS the caller owns; `dst` and `pitch` 16-byte aligned for rows,
+/// even for `TRANSPOSED`.
+#[inline(always)]
+unsafe fn write_chunk<const TRANSPOSED: bool>(
+    dst: *mut u8,
+    (row, chunk): (u32, u32),
+    pitch: u32,
+    words: [u32; 4],
+) {
+    // SAFETY: inside the caller's LDS, aligned, as the caller guarantees.
+    unsafe {
+        if !TRANSPOSED {
+            store::<u32, 4>(
+                dst.add((row * pitch + chunk * 16) as usize) as *mut u32,
+                0,
+                words,
+            );
+            return;
+        }
+        let column = dst.add((chunk * 8 * pitch + 2 * row) as usize) as *mut u16;
+        unroll!(w in [0, 1, 2, 3] {
+            let pair = column.byte_add(2 * w * pitch as usize);
+            *pair = words[w] as u16;
+            *pair.byte_add(pitch as usize) = (words[w] >> 16) as u16;
+        });
+    }
+}
+
+/// One work-item's share of a tile of `ROUNDS * BLOCK` sixteen-byte chunks (rows of `D`
+/// 16-bit elements) in a workgroup of exactly `BLOCK` work-items, held in registers between its
+/// read from global memory and its write to LDS: a kernel reads the next tile before working
+/// on the current one, so the reads' latency hides behind that work. `TRANSPOSED` says how the
+/// tile is written, and so which chunks each work-item takes (as [`stage_rows`] and
+/// [`stage_transposed`] deal them). The read clamps rows to the matrix; the write zeros the
+/// rows past its end, once the loads have arrived, so that nothing waits for them earlier.
+pub struct Fetched<const D: u32, const BLOCK: u32, const ROUNDS: usize, const TRANSPOSED: bool> {
+    words: [[u32; 4]; ROUNDS],
+}
+
+impl<const D: u32, const BLOCK: u32, const ROUNDS: usize, const TRANSPOSED: bool>
+    Fetched<D, BLOCK, ROUNDS, TRANSPOSED>
+{
+    /// Rows of the tile.
+    const ROWS: u32 = ROUNDS as u32 * BLOCK / (D / 8);
+
+    /// The row and chunk of this work-item's chunk of round `round`.
+    #[inline(always)]
+    fn chunk(round: usize) -> (u32, u32) {
+        const {
+            assert!(D.is_multiple_of(8) && ROUNDS <= 8);
+            assert!((ROUNDS as u32 * BLOCK).is_multiple_of(D / 8));
+        };
+        let i = workitem_id_x() + round as u32 * BLOCK;
+        if TRANSPOSED {
+            (i % Self::ROWS, i / Self::ROWS)
+        } else {
+            (i / (D / 8), i % (D / 8))
+        }
+    }
+
+    /// No chunks yet: zeros.
+    #[inline(always)]
+    pub fn zeros() -> Self {
+        Fetched {
+            words: [[0; 4]; ROUNDS],
+        }
+    }
+
+    /// Reads this work-item's chunks of rows `first..first + ROWS` of the `[_, D]` 16-bit
+    /// matrix at `src`, a row at or past `limit` as row `limit - 1` (zeroed by [`Self::write`]).
+    /// Issues the loads; the write waits for them.
+    ///
+    /// # Safety
+    /// Rows below `limit` must be readable, `limit > 0`, `src` 16-byte aligned; the workgroup
+    /// has exactly `BLOCK` work-items.
+    #[inline(always)]
+    pub unsafe fn read<T: Float>(src: *const T, first: u32, limit: u32) -> Self {
+        let mut fetched = Self::zeros();
+        unroll!(round in [0, 1, 2, 3, 4, 5, 6, 7] {
+            if round < ROUNDS {
+                let (row, chunk) = Self::chunk(round);
+                let at = ((first + row).min(limit - 1) * (D / 8) + chunk) as usize;
+                // SAFETY: inside a row below limit, 16-byte aligned (D is a multiple of 8).
+                fetched.words[round] = unsafe { load::<u32, 4>(src as *const u32, at) };
+            }
+        });
+        fetched
+    }
+
+    /// Writes the chunks read for rows `first..` to the tile in LDS at `dst`, row `i` at
+    /// position `place(i)`: at byte `place(i) * pitch`, or `TRANSPOSED`, element `(i, c)` at
+    /// byte `c * pitch + 2 place(i)`; with `CHECKED`, rows at or past `limit` as zeros (without,
+    /// the caller vouches that every row lies below it). Workgroup-wide with the other
+    /// work-items' writes (no barrier).
+    ///
+    /// # Safety
+    /// `dst` 16-byte aligned with `ROWS * pitch` bytes of LDS (`D * pitch` for `TRANSPOSED`),
+    /// `pitch` a multiple of 16, `place` a permutation of `0..ROWS`.
+    #[inline(always)]
+    pub unsafe fn write<const CHECKED: bool>(
+        &self,
+        (dst, pitch): (*mut u8, u32),
+        (first, limit): (u32, u32),
+        place: impl Fn(u32) -> u32,
+    ) {
+        unroll!(round in [0, 1, 2, 3, 4, 5, 6, 7] {
+            if round < ROUNDS {
+                let (row, chunk) = Self::chunk(round);
+                let keep = !CHECKED || first + row < limit;
+                let words = self.words[round].map(|word| if keep { word } else { 0 });
+                // SAFETY: as the caller guarantees.
+                unsafe { write_chunk::<TRANSPOSED>(dst, (place(row), chunk), pitch, words) };
+            }
+        });
+    }
 }
 
 /// Copies query rows `0..count` of the `[_, D]` matrix at `src` into LDS at `dst` as f32

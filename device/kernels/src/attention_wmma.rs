@@ -18,7 +18,9 @@
 //! through LDS (each wave's 16 x 64 tile, rounded to `<t>`), written in the accumulator layout
 //! and read back in the B operand layout, whatever the gfx's layouts are (gfx11 replicates
 //! operands across lane groups, gfx12 spreads them). K, Q and the probabilities are staged
-//! K-contiguous along the reduced dimension, V transposed.
+//! K-contiguous along the reduced dimension, V transposed. The K and V tiles are read from
+//! global memory into registers one tile ahead ([`Fetched`]), so that their latency hides
+//! behind the current tile's work.
 #![cfg(any(not(target_arch = "amdgpu"), iron_matrix = "wmma"))]
 
 use crate::attention::ROW_PAD;
@@ -26,7 +28,9 @@ use crate::dtype::{bf16, f16};
 use iron_intrinsics::kernel;
 use {
     crate::attention::FLAG_CAUSAL,
-    crate::attention_tile::{Problem, Rows, query_block, stage_rows, stage_transposed, unroll},
+    crate::attention_tile::{
+        Fetched, Problem, Rows, query_block, stage_rows, stage_transposed, unroll,
+    },
     crate::dtype::Float,
     iron_intrinsics::fmath::exp2_normal,
     iron_intrinsics::id::{lane_id, wave_id},
@@ -92,6 +96,20 @@ fn across_groups(x: f32, op: fn(f32, f32) -> f32) -> f32 {
     x
 }
 
+/// This work-item's share of one K tile (rows) and one V tile (to be written transposed), read
+/// ahead of their staging: `ROUNDS = WMMA_KEYS * D / 8 / WMMA_THREADS` chunks of each.
+/// Read one tile ahead only up to [`AHEAD_ROUNDS`]; beyond, each tile is staged by
+/// [`stage_rows`] and [`stage_transposed`], which write each chunk as it arrives.
+type KvChunks<const D: u32, const ROUNDS: usize> = (
+    Fetched<D, WMMA_THREADS, ROUNDS, false>,
+    Fetched<D, WMMA_THREADS, ROUNDS, true>,
+);
+
+/// The most chunks per work-item of each tile read one tile ahead: 32 registers held across a
+/// tile's work. wave32 with 128 head dimensions (8 chunks, 64 registers) spills with them, and
+/// also when all 8 are read before the first is written.
+const AHEAD_ROUNDS: usize = 4;
+
 /// What the key tiles of one workgroup's pass share: the K and V heads, their LDS tiles, the
 /// wave's staged queries and probability tile, and this lane.
 struct Tiles<T> {
@@ -119,29 +137,81 @@ struct RowState<const STEPS: usize> {
 }
 
 impl<T: WmmaInput> Tiles<T> {
-    /// Stages the K and V tile at key `tile` and folds it into `state` (scores, online softmax,
-    /// `P V`), with `D = 16 STEPS` head dimensions. Without `CHECKED` every key of the tile lies
-    /// below every row's limit: the staging checks no bounds and the scores take no mask.
-    /// Workgroup-wide.
+    /// Reads this work-item's share of the K and V tile at key `tile` into `fetched`, if the
+    /// tile starts below `end`: the loads are issued, and waited for where the chunks are
+    /// written to LDS.
     ///
     /// # Safety
-    /// The kernel's contract; keys below `end` lie in K and V; without `CHECKED`, `tile +
-    /// WMMA_KEYS` is at most every existing row's limit.
+    /// The kernel's contract; keys below `end` lie in K and V.
     #[inline(always)]
-    unsafe fn step<const D: u32, const STEPS: usize, const CHECKED: bool>(
+    unsafe fn fetch<const D: u32, const ROUNDS: usize>(
         &self,
         tile: u32,
+        fetched: &mut KvChunks<D, ROUNDS>,
+    ) {
+        if tile < self.end {
+            // SAFETY: keys below end (> tile) lie in K and V.
+            *fetched = unsafe {
+                (
+                    Fetched::read(self.k, tile, self.end),
+                    Fetched::read(self.v, tile, self.end),
+                )
+            };
+        }
+    }
+
+    /// Stages the K and V tile at key `tile` from `fetched` (from global memory beyond
+    /// [`AHEAD_ROUNDS`]), reads the next tile into `fetched` (up to it), and folds this one
+    /// into `state` (scores, online softmax, `P V`), with `D = 16 STEPS` head dimensions. Without `CHECKED` every key of the tile lies below every row's
+    /// limit: the scores take no mask. Workgroup-wide.
+    ///
+    /// # Safety
+    /// The kernel's contract; keys below `end` lie in K and V; `fetched` holds the tile at
+    /// `tile` (up to [`AHEAD_ROUNDS`]); without `CHECKED`, `tile + WMMA_KEYS` is at most every
+    /// existing row's limit.
+    #[inline(always)]
+    unsafe fn step<const D: u32, const STEPS: usize, const ROUNDS: usize, const CHECKED: bool>(
+        &self,
+        tile: u32,
+        fetched: &mut KvChunks<D, ROUNDS>,
         state: &mut RowState<STEPS>,
     ) {
         type Core<T> = <T as WmmaInput>::Core;
-        let keys = (tile, WMMA_KEYS, self.end);
-        // SAFETY: keys below end lie in K and V (below every row's limit without CHECKED); both
-        // tiles fit the dynamic LDS.
-        unsafe {
-            stage_rows::<T, D, WMMA_THREADS, CHECKED>(self.k, keys, self.k_tile, self.row_pitch);
-            stage_transposed::<T, D, WMMA_THREADS, CHECKED>(self.v, keys, self.v_tile, KEY_PITCH);
+        if ROUNDS > AHEAD_ROUNDS {
+            let keys = (tile, WMMA_KEYS, self.end);
+            // SAFETY: keys below end lie in K and V (below every row's limit without CHECKED);
+            // both tiles fit the dynamic LDS.
+            unsafe {
+                stage_rows::<T, D, WMMA_THREADS, CHECKED>(
+                    self.k,
+                    keys,
+                    self.k_tile,
+                    self.row_pitch,
+                );
+                stage_transposed::<T, D, WMMA_THREADS, CHECKED>(
+                    self.v,
+                    keys,
+                    self.v_tile,
+                    KEY_PITCH,
+                );
+            }
+        } else {
+            // SAFETY: both tiles fit the dynamic LDS, which no wave reads until the barrier;
+            // keys at or past end are zeroed (without CHECKED, every key lies below end).
+            unsafe {
+                fetched
+                    .0
+                    .write::<CHECKED>((self.k_tile, self.row_pitch), (tile, self.end), |r| r);
+                fetched
+                    .1
+                    .write::<CHECKED>((self.v_tile, KEY_PITCH), (tile, self.end), |r| r);
+            }
         }
         workgroup_barrier();
+        if ROUNDS <= AHEAD_ROUNDS {
+            // SAFETY: as the caller guarantees.
+            unsafe { self.fetch(tile + WMMA_KEYS, fetched) };
+        }
         let mut scores = [Accumulator::<SPREAD>::zero(); KEY_TILES];
         unroll!(s in [0, 1, 2, 3, 4, 5, 6, 7] {
             if s < STEPS {
@@ -231,18 +301,22 @@ impl<T: WmmaInput> Tiles<T> {
 }
 
 /// The forward pass of this workgroup's block of query rows with `STEPS = D / 16` WMMA steps
-/// along the head dimension. Workgroup-wide.
+/// along the head dimension and `ROUNDS` chunks per work-item of each K and V tile.
+/// Workgroup-wide.
 ///
 /// # Safety
 /// The kernel's contract (module docs); `q` and `o` point at the block's first row, `k` and `v`
 /// at the KV head.
 #[inline(always)]
-unsafe fn attend<T: WmmaInput, const D: u32, const STEPS: usize>(
+unsafe fn attend<T: WmmaInput, const D: u32, const STEPS: usize, const ROUNDS: usize>(
     (q, k, v, o): (*const T, *const T, *const T, *mut T),
     rows: &Rows,
     problem: &Problem,
 ) {
-    const { assert!(STEPS as u32 * 16 == D && STEPS <= 8 && KEY_TILES == 4 && SPREAD <= 8) };
+    const {
+        assert!(STEPS as u32 * 16 == D && STEPS <= 8 && KEY_TILES == 4 && SPREAD <= 8);
+        assert!(ROUNDS as u32 * WMMA_THREADS * 8 == WMMA_KEYS * D);
+    };
     type Core<T> = <T as WmmaInput>::Core;
     let row_pitch = 2 * D + ROW_PAD;
     let (wave, lane) = (wave_id(), lane_id());
@@ -258,6 +332,27 @@ unsafe fn attend<T: WmmaInput, const D: u32, const STEPS: usize>(
             probabilities.add((wave * WMMA_ROWS_PER_WAVE * KEY_PITCH) as usize),
         )
     };
+    let column = lane % 16;
+    let row = wave * WMMA_ROWS_PER_WAVE + column;
+    let mut tiles = Tiles {
+        k,
+        v,
+        k_tile,
+        v_tile,
+        queries: query_block,
+        probabilities,
+        row_pitch,
+        end: rows.end,
+        limit: rows.limit(row),
+        lane,
+        scale_log2: problem.scale_log2,
+    };
+    // The first K and V tile is read while the queries are staged.
+    let mut fetched = (Fetched::zeros(), Fetched::zeros());
+    if ROUNDS <= AHEAD_ROUNDS {
+        // SAFETY: as the caller guarantees.
+        unsafe { tiles.fetch(rows.begin, &mut fetched) };
+    }
     // SAFETY: the block's valid rows lie in Q; the query region holds WMMA_BLOCK_ROWS rows.
     unsafe {
         stage_rows::<T, D, WMMA_THREADS, true>(
@@ -268,23 +363,8 @@ unsafe fn attend<T: WmmaInput, const D: u32, const STEPS: usize>(
         )
     };
     // SAFETY: this wave's rows of the query region.
-    let queries =
+    tiles.queries =
         unsafe { query_block.add((wave * WMMA_ROWS_PER_WAVE * row_pitch) as usize) } as *const u8;
-    let column = lane % 16;
-    let row = wave * WMMA_ROWS_PER_WAVE + column;
-    let tiles = Tiles {
-        k,
-        v,
-        k_tile,
-        v_tile,
-        queries,
-        probabilities,
-        row_pitch,
-        end: rows.end,
-        limit: rows.limit(row),
-        lane,
-        scale_log2: problem.scale_log2,
-    };
     let mut state = RowState {
         out: [Accumulator::<SPREAD>::zero(); STEPS],
         max: f32::NEG_INFINITY,
@@ -296,12 +376,12 @@ unsafe fn attend<T: WmmaInput, const D: u32, const STEPS: usize>(
     let mut tile = rows.begin;
     while tile < unmasked {
         // SAFETY: as the caller guarantees; the tile lies below every row's limit.
-        unsafe { tiles.step::<D, STEPS, false>(tile, &mut state) };
+        unsafe { tiles.step::<D, STEPS, ROUNDS, false>(tile, &mut fetched, &mut state) };
         tile += WMMA_KEYS;
     }
     while tile < rows.end {
         // SAFETY: as the caller guarantees.
-        unsafe { tiles.step::<D, STEPS, true>(tile, &mut state) };
+        unsafe { tiles.step::<D, STEPS, ROUNDS, true>(tile, &mut fetched, &mut state) };
         tile += WMMA_KEYS;
     }
     let RowState { out, sum, .. } = state;
@@ -353,8 +433,12 @@ unsafe fn forward<T: WmmaInput>(
     // SAFETY: as the caller guarantees.
     unsafe {
         match head_dim {
-            64 => attend::<T, 64, 4>(buffers, &rows, &problem),
-            128 => attend::<T, 128, 8>(buffers, &rows, &problem),
+            64 => attend::<T, 64, 4, { (WMMA_KEYS * 64 / 8 / WMMA_THREADS) as usize }>(
+                buffers, &rows, &problem,
+            ),
+            128 => attend::<T, 128, 8, { (WMMA_KEYS * 128 / 8 / WMMA_THREADS) as usize }>(
+                buffers, &rows, &problem,
+            ),
             _ => {}
         }
     }
