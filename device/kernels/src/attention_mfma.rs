@@ -26,12 +26,12 @@
 //! lane, for two 32x32x8 steps (or one 32x32x16): an MFMA may take its K elements in any order
 //! that A and B share, so along the head dimension lane group `g` takes elements `16 m + 8 g
 //! ..` of each block of 16 for both operands, and along the keys, where B comes from the score
-//! accumulators, V's tile stores keys with bits 2 and 3 swapped ([`v_position`]) so that the
+//! accumulators, V's tile stores keys with bits 2 and 3 swapped (`v_position`) so that the
 //! 8 keys a lane needs lie side by side. Rows 16 bytes longer than their data keep the 16-byte
 //! reads free of bank conflicts.
 //!
 //! The K and V tiles are read from global memory into registers one tile ahead
-//! ([`Fetched`]), so that their latency hides behind the current tile's work.
+//! (`attention_tile::Fetched`), so that their latency hides behind the current tile's work.
 #![cfg(any(not(target_arch = "amdgpu"), iron_matrix = "mfma"))]
 
 use crate::attention::ROW_PAD;
@@ -166,9 +166,8 @@ mfma_input!(
 );
 
 /// Two probabilities rounded to bf16 (`a` in bits 0..16, `b` in 16..32), nearest and ties to
-/// even: gfx950's `v_cvt_pk_bf16_f32`, elsewhere integer rounding that, unlike
-/// [`bf16::from_f32`], does not keep a NaN a NaN: a NaN probability also makes its row's f32
-/// sum NaN, and so the row's output.
+/// even: gfx950's `v_cvt_pk_bf16_f32`, elsewhere
+/// [`crate::attention_tile::bf16_probability_word`]'s integer rounding.
 #[inline(always)]
 fn bf16_probabilities(a: f32, b: f32) -> u32 {
     #[cfg(iron_gfx = "gfx950")]
@@ -177,11 +176,8 @@ fn bf16_probabilities(a: f32, b: f32) -> u32 {
     }
     #[cfg(not(iron_gfx = "gfx950"))]
     {
-        let round = |x: f32| {
-            let bits = x.to_bits();
-            bits.wrapping_add(0x7FFF + ((bits >> 16) & 1))
-        };
-        iron_intrinsics::half::pack_halves::<1>(round(a), round(b))
+        use crate::attention_tile::bf16_probability_word as word;
+        iron_intrinsics::half::pack_halves::<1>(word(a), word(b))
     }
 }
 

@@ -20,6 +20,16 @@ macro_rules! unroll {
 }
 pub(crate) use unroll;
 
+/// A probability `p` rounded to bf16 (nearest, ties to even), in the top half of the word:
+/// integer rounding without the NaN select of [`Float::round_from_f32`], which a probability
+/// does not need: a NaN probability also makes its row's f32 sum NaN, and so the row's output.
+#[cfg(not(iron_gfx = "gfx950"))]
+#[inline(always)]
+pub fn bf16_probability_word(p: f32) -> u32 {
+    let bits = p.to_bits();
+    bits.wrapping_add(0x7FFF + ((bits >> 16) & 1))
+}
+
 /// `log2(e)`: scores are kept in the log2 domain so that probabilities are `2^x`.
 const LOG2_E: f32 = core::f32::consts::LOG2_E;
 

@@ -19,7 +19,7 @@
 //! and read back in the B operand layout, whatever the gfx's layouts are (gfx11 replicates
 //! operands across lane groups, gfx12 spreads them). K, Q and the probabilities are staged
 //! K-contiguous along the reduced dimension, V transposed. The K and V tiles are read from
-//! global memory into registers one tile ahead ([`Fetched`]), so that their latency hides
+//! global memory into registers one tile ahead (`attention_tile::Fetched`), so that their latency hides
 //! behind the current tile's work.
 #![cfg(any(not(target_arch = "amdgpu"), iron_matrix = "wmma"))]
 
@@ -29,7 +29,8 @@ use iron_intrinsics::kernel;
 use {
     crate::attention::FLAG_CAUSAL,
     crate::attention_tile::{
-        Fetched, Problem, Rows, query_block, stage_rows, stage_transposed, unroll,
+        Fetched, Problem, Rows, bf16_probability_word, query_block, stage_rows, stage_transposed,
+        unroll,
     },
     crate::dtype::Float,
     iron_intrinsics::fmath::exp2_normal,
@@ -75,14 +76,24 @@ const KEY_TILES: usize = (WMMA_KEYS / 16) as usize;
 trait WmmaInput: Float {
     /// The 16x16x16 WMMA of this type.
     type Core: Mma<Acc = Accumulator<SPREAD>>;
+    /// A probability (in `[0, 1]`, or NaN) rounded to this type.
+    fn probability(p: f32) -> Self;
 }
 
 impl WmmaInput for f16 {
     type Core = WmmaF32_16x16x16F16;
+    #[inline(always)]
+    fn probability(p: f32) -> Self {
+        Self::round_from_f32(p)
+    }
 }
 
 impl WmmaInput for bf16 {
     type Core = WmmaF32_16x16x16Bf16;
+    #[inline(always)]
+    fn probability(p: f32) -> Self {
+        bf16::from_bits((bf16_probability_word(p) >> 16) as u16)
+    }
 }
 
 /// Combines `x` over the lane groups holding the same query row (`lane % 16`) with `op`.
@@ -262,7 +273,7 @@ impl<T: WmmaInput> Tiles<T> {
                     // SAFETY: the wave's probability tile, row `column`, key `key`.
                     unsafe {
                         *(self.probabilities.add((self.lane % 16 * KEY_PITCH + 2 * key) as usize) as *mut T) =
-                            T::round_from_f32(p);
+                            T::probability(p);
                     }
                 }
             });
