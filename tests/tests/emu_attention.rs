@@ -412,3 +412,74 @@ fn shapes_the_kernels_do_not_take_are_refused_before_anything_runs() {
         .unwrap();
     d.dispatches(&[]);
 }
+
+/// A NaN in one key row, through the matrix kernel: every row that sees the key gets a NaN
+/// score, hence a NaN probability (which the bf16 kernels round without keeping it a NaN) and a
+/// NaN row sum, and must come out all NaN; every row that does not see it (causal: rows before
+/// it) must come out finite.
+fn nan_key_poisons_exactly_the_rows_that_see_it<T: TestFloat + AttentionFloat>(seed: u64) {
+    let mut rng = rng(seed);
+    let (seq, head_dim, nan_key) = (150, 64, 100);
+    let shape = AttentionShape {
+        batch: 1,
+        heads_q: 2,
+        heads_kv: 2,
+        seq_q: seq,
+        seq_kv: seq,
+        head_dim,
+    };
+    let len = shape.heads_q * seq * head_dim;
+    let options = AttentionOptions {
+        causal: true,
+        ..Default::default()
+    };
+    for d in library_devices() {
+        let q = values::<T>(&mut rng, len, 2.0);
+        let mut k = values::<T>(&mut rng, len, 2.0);
+        let v = values::<T>(&mut rng, len, 1.0);
+        for head in 0..shape.heads_kv {
+            k[(head * seq + nan_key) * head_dim + 3] = T::from_f32(f32::NAN);
+        }
+        let mut o = poisoned_floats::<T>(&d.device, len);
+        let path = d
+            .library
+            .attention(
+                &d.device.default_stream(),
+                &upload(&d.device, &q),
+                &upload(&d.device, &k),
+                &upload(&d.device, &v),
+                &mut o,
+                &shape,
+                &options,
+            )
+            .unwrap_or_else(|e| panic!("{}: {e}", d.gfx));
+        assert_eq!(path, AttentionPath::Matrix, "{}", d.gfx);
+        let got = o.to_vec().unwrap();
+        for (i, x) in got[..len].iter().enumerate() {
+            let row = i / head_dim % seq;
+            let value = x.value();
+            if row >= nan_key {
+                assert!(
+                    value.is_nan(),
+                    "{} {:?}: row {row} element {i}: {value}",
+                    d.gfx,
+                    T::FORMAT
+                );
+            } else {
+                assert!(
+                    value.is_finite(),
+                    "{} {:?}: row {row} element {i}: {value}",
+                    d.gfx,
+                    T::FORMAT
+                );
+            }
+        }
+    }
+}
+
+#[test]
+#[ignore = "needs the device build: run `cargo xtask test`"]
+fn a_nan_key_poisons_exactly_the_rows_that_see_it() {
+    nan_key_poisons_exactly_the_rows_that_see_it::<f16>(75);
+    nan_key_poisons_exactly_the_rows_that_see_it::<bf16>(76);
+}

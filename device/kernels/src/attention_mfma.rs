@@ -31,7 +31,7 @@
 //! reads free of bank conflicts.
 //!
 //! The K and V tiles are read from global memory into registers one tile ahead
-//! (`attention_tile::Fetched`), so that their latency hides behind the current tile's work.
+//! (`attention_tile::KvAhead`), so that their latency hides behind the current tile's work.
 #![cfg(any(not(target_arch = "amdgpu"), iron_matrix = "mfma"))]
 
 use crate::attention::ROW_PAD;
@@ -39,7 +39,7 @@ use crate::dtype::{bf16, f16};
 use iron_intrinsics::kernel;
 use {
     crate::attention::FLAG_CAUSAL,
-    crate::attention_tile::{Fetched, Problem, Rows, query_block, stage_rows, unroll},
+    crate::attention_tile::{KvAhead, Problem, Rows, query_block, stage_rows, unroll},
     crate::dtype::{Float, load},
     iron_intrinsics::fmath::exp2_normal,
     iron_intrinsics::id::{lane_id, wave_id},
@@ -193,13 +193,6 @@ fn row_sum(x: f32) -> f32 {
     x + shuffle_xor(x, 32)
 }
 
-/// This work-item's share of one K tile (rows) and one V tile (to be written transposed), read
-/// ahead of their staging: `ROUNDS = MFMA_KEYS * D / 8 / MFMA_THREADS` chunks of each.
-type KvChunks<const D: u32, const ROUNDS: usize> = (
-    Fetched<D, MFMA_THREADS, ROUNDS, false>,
-    Fetched<D, MFMA_THREADS, ROUNDS, true>,
-);
-
 /// The forward pass of this workgroup's block of query rows with `D` head dimensions: `OUT =
 /// D / 32` output MFMA tiles, `BLOCKS = D / 16` blocks of the head dimension and `ROUNDS`
 /// chunks per work-item of each K and V tile. Workgroup-wide.
@@ -254,9 +247,9 @@ unsafe fn attend<
         scale_log2,
     };
     // The first K and V tile is read while the queries are staged.
-    let mut fetched = (Fetched::zeros(), Fetched::zeros());
-    // SAFETY: as the caller guarantees.
-    unsafe { tiles.fetch(rows.begin, &mut fetched) };
+    let mut fetched = KvAhead::<D, MFMA_THREADS, ROUNDS>::new();
+    // SAFETY: keys below rows.end lie in K and V; the workgroup has MFMA_THREADS work-items.
+    unsafe { fetched.read((k, v), rows.begin, rows.end) };
     // SAFETY: the block's valid rows lie in Q; the dynamic LDS holds MFMA_BLOCK_ROWS rows.
     unsafe {
         stage_rows::<T, D, MFMA_THREADS, true>(q, (0, MFMA_BLOCK_ROWS, rows.valid), k_tile, k_pitch)
@@ -353,29 +346,6 @@ struct RowState<const OUT: usize> {
 }
 
 impl<T: MfmaInput> Tiles<T> {
-    /// Reads this work-item's share of the K and V tile at key `tile` into `fetched`, if the
-    /// tile starts below `end`: the loads are issued, and waited for where the chunks are
-    /// written to LDS.
-    ///
-    /// # Safety
-    /// The kernel's contract; keys below `end` lie in K and V.
-    #[inline(always)]
-    unsafe fn fetch<const D: u32, const ROUNDS: usize>(
-        &self,
-        tile: u32,
-        fetched: &mut KvChunks<D, ROUNDS>,
-    ) {
-        if tile < self.end {
-            // SAFETY: keys below end (> tile) lie in K and V.
-            *fetched = unsafe {
-                (
-                    Fetched::read(self.k, tile, self.end),
-                    Fetched::read(self.v, tile, self.end),
-                )
-            };
-        }
-    }
-
     /// Stages the K and V tile at key `tile` from `fetched`, reads the next tile into
     /// `fetched`, and folds this one into `state` (scores, online softmax, `P V`), with `D = 32
     /// OUT = 16 BLOCKS` head dimensions. Without `CHECKED` every key of the tile lies below
@@ -394,23 +364,23 @@ impl<T: MfmaInput> Tiles<T> {
     >(
         &self,
         tile: u32,
-        fetched: &mut KvChunks<D, ROUNDS>,
+        fetched: &mut KvAhead<D, MFMA_THREADS, ROUNDS>,
         queries: &[[u32; 4]; BLOCKS],
         state: &mut RowState<OUT>,
     ) {
         // SAFETY: both tiles fit the dynamic LDS, which no wave reads until the barrier; keys
         // at or past end are zeroed (without CHECKED, every key lies below end).
         unsafe {
-            fetched
-                .0
-                .write::<CHECKED>((self.k_tile, self.k_pitch), (tile, self.end), |r| r);
-            fetched
-                .1
-                .write::<CHECKED>((self.v_tile, V_PITCH), (tile, self.end), v_position);
-        }
+            fetched.write::<CHECKED>(
+                (self.k_tile, self.k_pitch),
+                (self.v_tile, V_PITCH),
+                (tile, self.end),
+                v_position,
+            )
+        };
         workgroup_barrier();
-        // SAFETY: as the caller guarantees.
-        unsafe { self.fetch(tile + MFMA_KEYS, fetched) };
+        // SAFETY: keys below end lie in K and V, as the caller guarantees.
+        unsafe { fetched.read((self.k, self.v), tile + MFMA_KEYS, self.end) };
         let mut scores = [[0.0f32; 16]; KEY_TILES];
         let mut tile_max = f32::NEG_INFINITY;
         unroll!(kt in [0, 1] {

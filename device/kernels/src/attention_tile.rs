@@ -234,16 +234,47 @@ unsafe fn chunk_or_zero<T: Float, const D: u32, const CHECKED: bool>(
         // SAFETY: row < limit, as the caller vouches: inside a readable row, 16-byte aligned.
         return unsafe { load::<u32, 4>(src as *const u32, (row * (D / 8) + chunk) as usize) };
     }
+    // SAFETY: as the caller guarantees.
+    zero_past(
+        unsafe { clamped_chunk::<T, D>(src, row, chunk, limit) },
+        row,
+        limit,
+    )
+}
+
+/// Sixteen bytes of row `min(row, limit - 1)` of a `[rows, D]` matrix at `src`, chunk `chunk`.
+///
+/// # Safety
+/// Rows below `limit` must be readable, `limit > 0`; `src` 16-byte aligned.
+#[inline(always)]
+unsafe fn clamped_chunk<T, const D: u32>(
+    src: *const T,
+    row: u32,
+    chunk: u32,
+    limit: u32,
+) -> [u32; 4] {
     let at = (row.min(limit - 1) * (D / 8) + chunk) as usize;
     // SAFETY: inside a row below limit, 16-byte aligned (D is a multiple of 8).
-    let words = unsafe { load::<u32, 4>(src as *const u32, at) };
+    unsafe { load::<u32, 4>(src as *const u32, at) }
+}
+
+/// `words` of row `row`, or zeros when `row >= limit` (a select on the words, no branch).
+#[inline(always)]
+fn zero_past(words: [u32; 4], row: u32, limit: u32) -> [u32; 4] {
     let mask = if row < limit { u32::MAX } else { 0 };
-    [
-        words[0] & mask,
-        words[1] & mask,
-        words[2] & mask,
-        words[3] & mask,
-    ]
+    words.map(|word| word & mask)
+}
+
+/// The row and chunk of item `i` of a tile of `rows` rows of `chunks` chunks, dealt in row
+/// order, or `TRANSPOSED` in column order (neighbouring items take neighbouring rows, so that
+/// a transposed tile's 2-byte LDS writes land side by side).
+#[inline(always)]
+fn deal<const TRANSPOSED: bool>(i: u32, rows: u32, chunks: u32) -> (u32, u32) {
+    if TRANSPOSED {
+        (i % rows, i / rows)
+    } else {
+        (i / chunks, i % chunks)
+    }
 }
 
 /// Copies rows `first..first + count` of the `[_, D]` 16-bit matrix at `src` into LDS at `dst`,
@@ -266,7 +297,7 @@ pub unsafe fn stage_rows<T: Float, const D: u32, const BLOCK: u32, const CHECKED
         return;
     }
     share::<BLOCK>(count * chunks, |i| {
-        let (row, chunk) = (i / chunks, i % chunks);
+        let (row, chunk) = deal::<false>(i, count, chunks);
         // SAFETY: as the caller guarantees.
         unsafe {
             let words = chunk_or_zero::<T, D, CHECKED>(src, first + row, chunk, limit);
@@ -294,8 +325,7 @@ pub unsafe fn stage_transposed<T: Float, const D: u32, const BLOCK: u32, const C
         return;
     }
     share::<BLOCK>(count * chunks, |i| {
-        // Neighbouring work-items take neighbouring rows: their 2-byte writes land side by side.
-        let (row, chunk) = (i % count, i / count);
+        let (row, chunk) = deal::<true>(i, count, chunks);
         // SAFETY: as the caller guarantees.
         unsafe {
             let words = chunk_or_zero::<T, D, CHECKED>(src, first + row, chunk, limit);
@@ -338,21 +368,17 @@ unsafe fn write_chunk<const TRANSPOSED: bool>(
 
 /// One work-item's share of a tile of `ROUNDS * BLOCK` sixteen-byte chunks (rows of `D`
 /// 16-bit elements) in a workgroup of exactly `BLOCK` work-items, held in registers between its
-/// read from global memory and its write to LDS: a kernel reads the next tile before working
-/// on the current one, so the reads' latency hides behind that work. `TRANSPOSED` says how the
-/// tile is written, and so which chunks each work-item takes (as [`stage_rows`] and
-/// [`stage_transposed`] deal them). The read clamps rows to the matrix; the write zeros the
-/// rows past its end, once the loads have arrived, so that nothing waits for them earlier.
-pub struct Fetched<const D: u32, const BLOCK: u32, const ROUNDS: usize, const TRANSPOSED: bool> {
+/// read from global memory and its write to LDS. `TRANSPOSED` says how the tile is written, and
+/// so which chunks each work-item takes ([`deal`]). The read clamps rows to the matrix; the
+/// write zeros the rows past its end, once the loads have arrived, so that nothing waits for
+/// them earlier.
+struct Fetched<const D: u32, const BLOCK: u32, const ROUNDS: usize, const TRANSPOSED: bool> {
     words: [[u32; 4]; ROUNDS],
 }
 
 impl<const D: u32, const BLOCK: u32, const ROUNDS: usize, const TRANSPOSED: bool>
     Fetched<D, BLOCK, ROUNDS, TRANSPOSED>
 {
-    /// Rows of the tile.
-    const ROWS: u32 = ROUNDS as u32 * BLOCK / (D / 8);
-
     /// The row and chunk of this work-item's chunk of round `round`.
     #[inline(always)]
     fn chunk(round: usize) -> (u32, u32) {
@@ -360,54 +386,34 @@ impl<const D: u32, const BLOCK: u32, const ROUNDS: usize, const TRANSPOSED: bool
             assert!(D.is_multiple_of(8) && ROUNDS <= 8);
             assert!((ROUNDS as u32 * BLOCK).is_multiple_of(D / 8));
         };
-        let i = workitem_id_x() + round as u32 * BLOCK;
-        if TRANSPOSED {
-            (i % Self::ROWS, i / Self::ROWS)
-        } else {
-            (i / (D / 8), i % (D / 8))
-        }
+        let rows = ROUNDS as u32 * BLOCK / (D / 8);
+        deal::<TRANSPOSED>(workitem_id_x() + round as u32 * BLOCK, rows, D / 8)
     }
 
-    /// No chunks yet: zeros.
-    #[inline(always)]
-    pub fn zeros() -> Self {
-        Fetched {
-            words: [[0; 4]; ROUNDS],
-        }
-    }
-
-    /// Reads this work-item's chunks of rows `first..first + ROWS` of the `[_, D]` 16-bit
-    /// matrix at `src`, a row at or past `limit` as row `limit - 1` (zeroed by [`Self::write`]).
-    /// Issues the loads; the write waits for them.
+    /// Reads this work-item's chunks of rows `first..` of the `[_, D]` 16-bit matrix at `src`,
+    /// a row at or past `limit` as row `limit - 1`.
     ///
     /// # Safety
     /// Rows below `limit` must be readable, `limit > 0`, `src` 16-byte aligned; the workgroup
     /// has exactly `BLOCK` work-items.
     #[inline(always)]
-    pub unsafe fn read<T: Float>(src: *const T, first: u32, limit: u32) -> Self {
-        let mut fetched = Self::zeros();
+    unsafe fn read<T>(&mut self, src: *const T, first: u32, limit: u32) {
         unroll!(round in [0, 1, 2, 3, 4, 5, 6, 7] {
             if round < ROUNDS {
                 let (row, chunk) = Self::chunk(round);
-                let at = ((first + row).min(limit - 1) * (D / 8) + chunk) as usize;
-                // SAFETY: inside a row below limit, 16-byte aligned (D is a multiple of 8).
-                fetched.words[round] = unsafe { load::<u32, 4>(src as *const u32, at) };
+                // SAFETY: as the caller guarantees.
+                self.words[round] = unsafe { clamped_chunk::<T, D>(src, first + row, chunk, limit) };
             }
         });
-        fetched
     }
 
-    /// Writes the chunks read for rows `first..` to the tile in LDS at `dst`, row `i` at
-    /// position `place(i)`: at byte `place(i) * pitch`, or `TRANSPOSED`, element `(i, c)` at
-    /// byte `c * pitch + 2 place(i)`; with `CHECKED`, rows at or past `limit` as zeros (without,
-    /// the caller vouches that every row lies below it). Workgroup-wide with the other
-    /// work-items' writes (no barrier).
+    /// Writes the chunks read for rows `first..` to LDS at `dst`, row `i` at position
+    /// `place(i)` (see [`write_chunk`]); with `CHECKED`, rows at or past `limit` as zeros.
     ///
     /// # Safety
-    /// `dst` 16-byte aligned with `ROWS * pitch` bytes of LDS (`D * pitch` for `TRANSPOSED`),
-    /// `pitch` a multiple of 16, `place` a permutation of `0..ROWS`.
+    /// As for [`write_chunk`], for every position.
     #[inline(always)]
-    pub unsafe fn write<const CHECKED: bool>(
+    unsafe fn write<const CHECKED: bool>(
         &self,
         (dst, pitch): (*mut u8, u32),
         (first, limit): (u32, u32),
@@ -416,12 +422,82 @@ impl<const D: u32, const BLOCK: u32, const ROUNDS: usize, const TRANSPOSED: bool
         unroll!(round in [0, 1, 2, 3, 4, 5, 6, 7] {
             if round < ROUNDS {
                 let (row, chunk) = Self::chunk(round);
-                let keep = !CHECKED || first + row < limit;
-                let words = self.words[round].map(|word| if keep { word } else { 0 });
+                let words = if CHECKED {
+                    zero_past(self.words[round], first + row, limit)
+                } else {
+                    self.words[round]
+                };
                 // SAFETY: as the caller guarantees.
                 unsafe { write_chunk::<TRANSPOSED>(dst, (place(row), chunk), pitch, words) };
             }
         });
+    }
+}
+
+/// One work-item's share of a K tile and a V tile of `ROUNDS * BLOCK * 8 / D` keys each, read
+/// from global memory one tile ahead of their staging in LDS (K as rows, V transposed): a
+/// kernel reads the next tile before working on the current one, so the reads' latency hides
+/// behind that work. In a workgroup of exactly `BLOCK` work-items.
+pub struct KvAhead<const D: u32, const BLOCK: u32, const ROUNDS: usize> {
+    k: Fetched<D, BLOCK, ROUNDS, false>,
+    v: Fetched<D, BLOCK, ROUNDS, true>,
+}
+
+impl<const D: u32, const BLOCK: u32, const ROUNDS: usize> KvAhead<D, BLOCK, ROUNDS> {
+    /// Nothing read yet.
+    #[inline(always)]
+    pub fn new() -> Self {
+        KvAhead {
+            k: Fetched {
+                words: [[0; 4]; ROUNDS],
+            },
+            v: Fetched {
+                words: [[0; 4]; ROUNDS],
+            },
+        }
+    }
+
+    /// Reads this work-item's share of the K and V tiles at key `tile` of the `[_, D]` 16-bit
+    /// matrices `k` and `v`, if the tile starts below `end` (keys from `end` on are zeroed by
+    /// [`Self::write`]). Issues the loads; the write waits for them.
+    ///
+    /// # Safety
+    /// Keys below `end` must be readable in both, both 16-byte aligned; the workgroup has
+    /// exactly `BLOCK` work-items.
+    #[inline(always)]
+    pub unsafe fn read<T>(&mut self, (k, v): (*const T, *const T), tile: u32, end: u32) {
+        if tile < end {
+            // SAFETY: keys below end (> tile) are readable, as the caller guarantees.
+            unsafe {
+                self.k.read(k, tile, end);
+                self.v.read(v, tile, end);
+            }
+        }
+    }
+
+    /// Writes the tiles read for key `tile` to LDS: K's row `i` at byte `i * k_pitch` of
+    /// `k_dst`, V's element `(i, c)` at byte `c * v_pitch + 2 v_place(i)` of `v_dst`; with
+    /// `CHECKED`, keys at or past `end` as zeros (without, the caller vouches that every key
+    /// lies below it). Workgroup-wide with the other work-items' writes (no barrier).
+    ///
+    /// # Safety
+    /// `k_dst` 16-byte aligned with `keys * k_pitch` bytes of LDS, `k_pitch` a multiple of 16;
+    /// `v_dst` with `D * v_pitch` bytes, `v_pitch` even; `v_place` a permutation of the keys.
+    #[inline(always)]
+    pub unsafe fn write<const CHECKED: bool>(
+        &self,
+        (k_dst, k_pitch): (*mut u8, u32),
+        (v_dst, v_pitch): (*mut u8, u32),
+        (tile, end): (u32, u32),
+        v_place: impl Fn(u32) -> u32,
+    ) {
+        // SAFETY: as the caller guarantees.
+        unsafe {
+            self.k
+                .write::<CHECKED>((k_dst, k_pitch), (tile, end), |key| key);
+            self.v
+                .write::<CHECKED>((v_dst, v_pitch), (tile, end), v_place);
+        }
     }
 }
 

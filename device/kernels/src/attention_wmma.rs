@@ -19,8 +19,8 @@
 //! and read back in the B operand layout, whatever the gfx's layouts are (gfx11 replicates
 //! operands across lane groups, gfx12 spreads them). K, Q and the probabilities are staged
 //! K-contiguous along the reduced dimension, V transposed. The K and V tiles are read from
-//! global memory into registers one tile ahead (`attention_tile::Fetched`), so that their latency hides
-//! behind the current tile's work.
+//! global memory into registers one tile ahead (`attention_tile::KvAhead`), so that their
+//! latency hides behind the current tile's work.
 #![cfg(any(not(target_arch = "amdgpu"), iron_matrix = "wmma"))]
 
 use crate::attention::ROW_PAD;
@@ -29,7 +29,7 @@ use iron_intrinsics::kernel;
 use {
     crate::attention::FLAG_CAUSAL,
     crate::attention_tile::{
-        Fetched, Problem, Rows, bf16_probability_word, query_block, stage_rows, stage_transposed,
+        KvAhead, Problem, Rows, bf16_probability_word, query_block, stage_rows, stage_transposed,
         unroll,
     },
     crate::dtype::Float,
@@ -107,18 +107,11 @@ fn across_groups(x: f32, op: fn(f32, f32) -> f32) -> f32 {
     x
 }
 
-/// This work-item's share of one K tile (rows) and one V tile (to be written transposed), read
-/// ahead of their staging: `ROUNDS = WMMA_KEYS * D / 8 / WMMA_THREADS` chunks of each.
-/// Read one tile ahead only up to [`AHEAD_ROUNDS`]; beyond, each tile is staged by
-/// [`stage_rows`] and [`stage_transposed`], which write each chunk as it arrives.
-type KvChunks<const D: u32, const ROUNDS: usize> = (
-    Fetched<D, WMMA_THREADS, ROUNDS, false>,
-    Fetched<D, WMMA_THREADS, ROUNDS, true>,
-);
-
-/// The most chunks per work-item of each tile read one tile ahead: 32 registers held across a
-/// tile's work. wave32 with 128 head dimensions (8 chunks, 64 registers) spills with them, and
-/// also when all 8 are read before the first is written.
+/// The most chunks per work-item (`ROUNDS = WMMA_KEYS * D / 8 / WMMA_THREADS`) of each K and V
+/// tile read one tile ahead: 32 registers held across a tile's work. wave32 with 128 head
+/// dimensions (8 chunks, 64 registers) spills with them, and also when all 8 are read before
+/// the first is written: there each tile is staged by [`stage_rows`] and [`stage_transposed`],
+/// which write each chunk as it arrives.
 const AHEAD_ROUNDS: usize = 4;
 
 /// What the key tiles of one workgroup's pass share: the K and V heads, their LDS tiles, the
@@ -148,33 +141,11 @@ struct RowState<const STEPS: usize> {
 }
 
 impl<T: WmmaInput> Tiles<T> {
-    /// Reads this work-item's share of the K and V tile at key `tile` into `fetched`, if the
-    /// tile starts below `end`: the loads are issued, and waited for where the chunks are
-    /// written to LDS.
-    ///
-    /// # Safety
-    /// The kernel's contract; keys below `end` lie in K and V.
-    #[inline(always)]
-    unsafe fn fetch<const D: u32, const ROUNDS: usize>(
-        &self,
-        tile: u32,
-        fetched: &mut KvChunks<D, ROUNDS>,
-    ) {
-        if tile < self.end {
-            // SAFETY: keys below end (> tile) lie in K and V.
-            *fetched = unsafe {
-                (
-                    Fetched::read(self.k, tile, self.end),
-                    Fetched::read(self.v, tile, self.end),
-                )
-            };
-        }
-    }
-
     /// Stages the K and V tile at key `tile` from `fetched` (from global memory beyond
     /// [`AHEAD_ROUNDS`]), reads the next tile into `fetched` (up to it), and folds this one
-    /// into `state` (scores, online softmax, `P V`), with `D = 16 STEPS` head dimensions. Without `CHECKED` every key of the tile lies below every row's
-    /// limit: the scores take no mask. Workgroup-wide.
+    /// into `state` (scores, online softmax, `P V`), with `D = 16 STEPS` head dimensions.
+    /// Without `CHECKED` every key of the tile lies below every row's limit: the scores take no
+    /// mask. Workgroup-wide.
     ///
     /// # Safety
     /// The kernel's contract; keys below `end` lie in K and V; `fetched` holds the tile at
@@ -184,7 +155,7 @@ impl<T: WmmaInput> Tiles<T> {
     unsafe fn step<const D: u32, const STEPS: usize, const ROUNDS: usize, const CHECKED: bool>(
         &self,
         tile: u32,
-        fetched: &mut KvChunks<D, ROUNDS>,
+        fetched: &mut KvAhead<D, WMMA_THREADS, ROUNDS>,
         state: &mut RowState<STEPS>,
     ) {
         type Core<T> = <T as WmmaInput>::Core;
@@ -210,18 +181,18 @@ impl<T: WmmaInput> Tiles<T> {
             // SAFETY: both tiles fit the dynamic LDS, which no wave reads until the barrier;
             // keys at or past end are zeroed (without CHECKED, every key lies below end).
             unsafe {
-                fetched
-                    .0
-                    .write::<CHECKED>((self.k_tile, self.row_pitch), (tile, self.end), |r| r);
-                fetched
-                    .1
-                    .write::<CHECKED>((self.v_tile, KEY_PITCH), (tile, self.end), |r| r);
-            }
+                fetched.write::<CHECKED>(
+                    (self.k_tile, self.row_pitch),
+                    (self.v_tile, KEY_PITCH),
+                    (tile, self.end),
+                    |key| key,
+                )
+            };
         }
         workgroup_barrier();
         if ROUNDS <= AHEAD_ROUNDS {
-            // SAFETY: as the caller guarantees.
-            unsafe { self.fetch(tile + WMMA_KEYS, fetched) };
+            // SAFETY: keys below end lie in K and V, as the caller guarantees.
+            unsafe { fetched.read((self.k, self.v), tile + WMMA_KEYS, self.end) };
         }
         let mut scores = [Accumulator::<SPREAD>::zero(); KEY_TILES];
         unroll!(s in [0, 1, 2, 3, 4, 5, 6, 7] {
@@ -343,14 +314,17 @@ unsafe fn attend<T: WmmaInput, const D: u32, const STEPS: usize, const ROUNDS: u
             probabilities.add((wave * WMMA_ROWS_PER_WAVE * KEY_PITCH) as usize),
         )
     };
+    // SAFETY: this wave's rows of the query region.
+    let queries =
+        unsafe { query_block.add((wave * WMMA_ROWS_PER_WAVE * row_pitch) as usize) } as *const u8;
     let column = lane % 16;
     let row = wave * WMMA_ROWS_PER_WAVE + column;
-    let mut tiles = Tiles {
+    let tiles = Tiles {
         k,
         v,
         k_tile,
         v_tile,
-        queries: query_block,
+        queries,
         probabilities,
         row_pitch,
         end: rows.end,
@@ -359,10 +333,11 @@ unsafe fn attend<T: WmmaInput, const D: u32, const STEPS: usize, const ROUNDS: u
         scale_log2: problem.scale_log2,
     };
     // The first K and V tile is read while the queries are staged.
-    let mut fetched = (Fetched::zeros(), Fetched::zeros());
+    let mut fetched = KvAhead::<D, WMMA_THREADS, ROUNDS>::new();
     if ROUNDS <= AHEAD_ROUNDS {
-        // SAFETY: as the caller guarantees.
-        unsafe { tiles.fetch(rows.begin, &mut fetched) };
+        // SAFETY: keys below rows.end lie in K and V; the workgroup has WMMA_THREADS
+        // work-items.
+        unsafe { fetched.read((k, v), rows.begin, rows.end) };
     }
     // SAFETY: the block's valid rows lie in Q; the query region holds WMMA_BLOCK_ROWS rows.
     unsafe {
@@ -373,9 +348,6 @@ unsafe fn attend<T: WmmaInput, const D: u32, const STEPS: usize, const ROUNDS: u
             row_pitch,
         )
     };
-    // SAFETY: this wave's rows of the query region.
-    tiles.queries =
-        unsafe { query_block.add((wave * WMMA_ROWS_PER_WAVE * row_pitch) as usize) } as *const u8;
     let mut state = RowState {
         out: [Accumulator::<SPREAD>::zero(); STEPS],
         max: f32::NEG_INFINITY,
