@@ -81,6 +81,33 @@ fn decoded<T: TestFloat>(x: &[T]) -> Vec<f64> {
     x.iter().map(|v| v.value()).collect()
 }
 
+/// Runs one call on `(q, k, v)` into a poisoned output and checks that it wrote every element
+/// and nothing past the end; returns the path taken and the output.
+fn run<T: TestFloat + AttentionFloat>(
+    d: &LibraryDevice,
+    (q, k, v): (&[T], &[T], &[T]),
+    shape: &AttentionShape,
+    options: &AttentionOptions,
+    context: &str,
+) -> (AttentionPath, Vec<T>) {
+    let mut o = poisoned_floats::<T>(&d.device, q.len());
+    let path = d
+        .library
+        .attention(
+            &d.device.default_stream(),
+            &upload(&d.device, q),
+            &upload(&d.device, k),
+            &upload(&d.device, v),
+            &mut o,
+            shape,
+            options,
+        )
+        .unwrap_or_else(|e| panic!("{context}: {e}"));
+    let got = o.to_vec().unwrap();
+    assert_floats_written(&got, q.len(), context);
+    (path, got)
+}
+
 /// Runs one call and checks every output against the oracle; returns the path taken.
 #[allow(clippy::too_many_arguments, reason = "a test case's parts")]
 fn check<T: TestFloat + AttentionFloat>(
@@ -102,27 +129,13 @@ fn check<T: TestFloat + AttentionFloat>(
     let q = values::<T>(rng, q_len, 2.0);
     let k = values::<T>(rng, kv_len, 2.0);
     let v = values::<T>(rng, kv_len, 1.0);
-    let mut o = poisoned_floats::<T>(&d.device, q_len);
     let options = AttentionOptions {
         causal,
         scale,
         kernel,
         decode_split,
     };
-    let path = d
-        .library
-        .attention(
-            &d.device.default_stream(),
-            &upload(&d.device, &q),
-            &upload(&d.device, &k),
-            &upload(&d.device, &v),
-            &mut o,
-            &shape,
-            &options,
-        )
-        .unwrap_or_else(|e| panic!("{context}: {e}"));
-    let got = o.to_vec().unwrap();
-    assert_floats_written(&got, q_len, &context);
+    let (path, got) = run(d, (&q, &k, &v), &shape, &options, &context);
     let (tile_keys, rounded) = match path {
         AttentionPath::Matrix => (64, Some(T::FORMAT)),
         _ => (d.wave as usize, None),
@@ -440,39 +453,18 @@ fn nan_key_poisons_exactly_the_rows_that_see_it<T: TestFloat + AttentionFloat>(s
         for head in 0..shape.heads_kv {
             k[(head * seq + nan_key) * head_dim + 3] = T::from_f32(f32::NAN);
         }
-        let mut o = poisoned_floats::<T>(&d.device, len);
-        let path = d
-            .library
-            .attention(
-                &d.device.default_stream(),
-                &upload(&d.device, &q),
-                &upload(&d.device, &k),
-                &upload(&d.device, &v),
-                &mut o,
-                &shape,
-                &options,
-            )
-            .unwrap_or_else(|e| panic!("{}: {e}", d.gfx));
-        assert_eq!(path, AttentionPath::Matrix, "{}", d.gfx);
-        let got = o.to_vec().unwrap();
+        let context = format!("{} {:?} NaN key", d.gfx, T::FORMAT);
+        let (path, got) = run(&d, (&q, &k, &v), &shape, &options, &context);
+        assert_eq!(path, AttentionPath::Matrix, "{context}");
         for (i, x) in got[..len].iter().enumerate() {
             let row = i / head_dim % seq;
             let value = x.value();
-            if row >= nan_key {
-                assert!(
-                    value.is_nan(),
-                    "{} {:?}: row {row} element {i}: {value}",
-                    d.gfx,
-                    T::FORMAT
-                );
+            let expected = if row >= nan_key {
+                value.is_nan()
             } else {
-                assert!(
-                    value.is_finite(),
-                    "{} {:?}: row {row} element {i}: {value}",
-                    d.gfx,
-                    T::FORMAT
-                );
-            }
+                value.is_finite()
+            };
+            assert!(expected, "{context}: row {row} element {i}: {value}");
         }
     }
 }
