@@ -68,7 +68,7 @@ pub fn run(device: &Device) -> Result<Report, ExampleError> {
         }
     }
     Ok(Report {
-        operation: "GEMM (gemm_f16_f32)".into(),
+        operation: "GEMM (gemm_f16_f32_rc)".into(),
         shape: format!("m = {m}, n = {n}, k = {k}, A row-major, B column-major"),
         device: common::describe(device),
         time,

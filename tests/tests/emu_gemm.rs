@@ -693,6 +693,15 @@ struct Counted {
 
 /// The counters of the one dispatch since the last call, checking it ran `kernel`
 /// (instruction classes indexed in the emulator's order: VALU 3, matrix 4, loads 5, LDS 8).
+/// The suffix naming a layout pair's 16-bit GEMM kernel: A's layout, then B's.
+fn layout_suffix(a: Layout, b: Layout) -> String {
+    let letter = |layout| match layout {
+        Layout::RowMajor => 'r',
+        Layout::ColMajor => 'c',
+    };
+    [letter(a), letter(b)].into_iter().collect()
+}
+
 fn dispatch(d: &LibraryDevice, kernel: &str) -> Counted {
     let mut dispatches = d.emulator.take_counters();
     assert_eq!(dispatches.len(), 1, "{}: one dispatch", d.gfx);
@@ -842,9 +851,10 @@ fn interior_tiles_stage_each_operand_tile_once_with_wide_loads_and_no_bank_confl
                     Epilogue::default(),
                 )
                 .unwrap();
-            let counters = dispatch(&d, "gemm_f16_f32");
+            let kernel = format!("gemm_f16_f32_{}", layout_suffix(a_layout, b_layout));
+            let counters = dispatch(&d, &kernel);
             let operand_bytes = (m * k * 2) as u64;
-            let what = format!("gemm_f16_f32 A {a_layout:?} B {b_layout:?}");
+            let what = format!("{kernel} A {a_layout:?} B {b_layout:?}");
             check_traffic(
                 &d,
                 &what,

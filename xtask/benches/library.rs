@@ -353,7 +353,7 @@ fn gemm(c: &mut Criterion, b: &Bench) {
                 shape,
                 Epilogue::default(),
             )
-            .map_err(|e| println!("gemm_bf16_bf16: not run on this device: {e}"))
+            .map_err(|e| println!("gemm_bf16_bf16_rr: not run on this device: {e}"))
             .is_ok();
         drop(probe);
         if !supported {
@@ -362,7 +362,7 @@ fn gemm(c: &mut Criterion, b: &Bench) {
         time(
             c,
             b,
-            "gemm_bf16_bf16",
+            "gemm_bf16_bf16_rr",
             &format!("{side}^3"),
             Work::Flops(flops, Math::Matrix16),
             &|i| {

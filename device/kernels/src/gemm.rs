@@ -5,8 +5,9 @@
 //! gfx: only the matrix instruction differs.
 //!
 //! Kernels (arguments `(a, b, c, bias, alpha, beta, m, n, k, flags)`):
-//! - `gemm_{bf16,f16}_{f32,bf16,f16}`: A and B f16 or bf16 (both the same), `C` in the second
-//!   type; every gfx. Instruction: `v_mfma_f32_32x32x16_{f16,bf16}` on gfx950,
+//! - `gemm_{bf16,f16}_{f32,bf16,f16}_{rr,rc,cr,cc}`: A and B f16 or bf16 (both the same), `C`
+//!   in the second type, A's and B's layouts in the suffix (`r` row-major, `c` column-major; A's
+//!   first); every gfx. Instruction: `v_mfma_f32_32x32x16_{f16,bf16}` on gfx950,
 //!   `v_mfma_f32_32x32x8_{f16,bf16}` on gfx90a and gfx942, `v_wmma_f32_16x16x16_{f16,bf16}` on
 //!   gfx1100 and gfx1201.
 //! - `gemm_fp8_{e4m3fnuz,e5m2fnuz}_{f32,bf16,f16}` (gfx942) and
@@ -18,13 +19,13 @@
 //!   the gfx without FP8 instructions (gfx90a, gfx1100) run on [`crate::gemm_mx`]'s decoding
 //!   kernels.
 //!
-//! Layouts: `C` is row-major (`C[i][j]` at `c[i * n + j]`). 16-bit kernels take either layout
-//! for A and B, chosen by `flags`: A row-major (`a[i * k + l]`) unless [`FLAG_A_COL_MAJOR`]
-//! (`a[l * m + i]`), B row-major (`b[l * n + j]`) unless [`FLAG_B_COL_MAJOR`] (`b[j * k + l]`).
-//! FP8 kernels take A row-major and B column-major only (both K-contiguous: "TN", the layout FP8
-//! GEMM libraries use); their layout flags are ignored.
+//! Layouts: `C` is row-major (`C[i][j]` at `c[i * n + j]`). A is row-major (`a[i * k + l]`) or
+//! column-major (`a[l * m + i]`), B row-major (`b[l * n + j]`) or column-major (`b[j * k + l]`),
+//! each layout pair its own kernel: one kernel for all four held four main loops, 52 to 96 KB
+//! of code, more than an instruction cache holds. FP8 kernels take A row-major and B
+//! column-major only (both K-contiguous: "TN", the layout FP8 GEMM libraries use).
 //!
-//! `flags` also holds [`FLAG_BIAS`]: `bias` (`n` f32) is added to every row. Without it `bias`
+//! `flags` holds [`FLAG_BIAS`]: `bias` (`n` f32) is added to every row. Without it `bias`
 //! is never read (it may be null).
 //!
 //! Arithmetic: products of A and B elements are exact and summed in f32 by the matrix
@@ -58,7 +59,7 @@ use iron_intrinsics::kernel;
 use {
     crate::dtype::Float,
     crate::gemm_stage::{HALF_TILE_K, HalfOperand},
-    crate::gemm_tile::{Accumulators, Output, PlainStep, block_origin, product},
+    crate::gemm_tile::{Output, PlainStep, block_origin, gemm},
     iron_intrinsics::matrix::Mma,
 };
 
@@ -66,10 +67,6 @@ use {
 pub const THREADS: u32 = 256;
 /// Rows and columns of `C` per workgroup.
 pub const BLOCK: u32 = 128;
-/// Flag: A is column-major (16-bit kernels).
-pub const FLAG_A_COL_MAJOR: u32 = 1;
-/// Flag: B is column-major (16-bit kernels).
-pub const FLAG_B_COL_MAJOR: u32 = 1 << 1;
 /// Flag: add `bias` (`n` f32) to every row of `C`.
 pub const FLAG_BIAS: u32 = 1 << 2;
 /// Dynamic LDS of the 16-bit kernels: two buffers of A's and B's 128 x 32 tiles (rows of 64
@@ -118,17 +115,23 @@ pub(crate) type Bf16Core = iron_intrinsics::matrix::MfmaF32_16x16x16Bf16;
 #[cfg(iron_matrix = "wmma")]
 pub(crate) type Bf16Core = iron_intrinsics::matrix::WmmaF32_16x16x16Bf16;
 
-/// This wave's accumulators of the 16-bit GEMM's workgroup tile of `A B` with instruction `I`,
-/// A K-contiguous (row-major) when `A_ROWS` and B K-contiguous (column-major) when `B_COLS`.
+/// The 16-bit GEMM with instruction `I`, output type `O`, A K-contiguous (row-major) when
+/// `A_ROWS` and B K-contiguous (column-major) when `B_COLS`.
 ///
 /// # Safety
 /// The kernel's contract (module docs).
 #[inline(always)]
-unsafe fn half_product<I: Mma, const A_ROWS: bool, const B_COLS: bool>(
+#[allow(clippy::too_many_arguments, reason = "a GEMM kernel's arguments")]
+unsafe fn gemm_half<I: Mma, O: Float, const A_ROWS: bool, const B_COLS: bool>(
     a: *const u16,
     b: *const u16,
+    c: *mut O,
+    bias: *const f32,
+    alpha: f32,
+    beta: f32,
     (m, n, k): (u32, u32, u32),
-) -> Accumulators<I> {
+    flags: u32,
+) {
     let (row0, col0) = block_origin();
     let a = HalfOperand::<A_ROWS> {
         base: a,
@@ -142,59 +145,46 @@ unsafe fn half_product<I: Mma, const A_ROWS: bool, const B_COLS: bool>(
         k,
         row0: col0,
     };
+    let out = Output::new(c, bias, alpha, beta, m, n, flags);
     let tiles = k.div_ceil(HALF_TILE_K);
     // SAFETY: as the caller guarantees.
-    unsafe { product::<_, _, PlainStep<I, HALF_TILE_K>>(&a, &b, tiles) }
-}
-
-/// The 16-bit GEMM with instruction `I`, output type `O`, in the layouts `flags` names: the
-/// product in the layouts' own code, the epilogue shared.
-///
-/// # Safety
-/// The kernel's contract (module docs).
-#[inline(always)]
-#[allow(clippy::too_many_arguments, reason = "a GEMM kernel's arguments")]
-unsafe fn gemm_half<I: Mma, O: Float>(
-    a: *const u16,
-    b: *const u16,
-    c: *mut O,
-    bias: *const f32,
-    alpha: f32,
-    beta: f32,
-    shape: (u32, u32, u32),
-    flags: u32,
-) {
-    let layouts = (flags & FLAG_A_COL_MAJOR == 0, flags & FLAG_B_COL_MAJOR != 0);
-    // SAFETY: as the caller guarantees.
-    let acc = unsafe {
-        match layouts {
-            (true, true) => half_product::<I, true, true>(a, b, shape),
-            (true, false) => half_product::<I, true, false>(a, b, shape),
-            (false, true) => half_product::<I, false, true>(a, b, shape),
-            (false, false) => half_product::<I, false, false>(a, b, shape),
-        }
-    };
-    let (m, n, _) = shape;
-    let out = Output::new(c, bias, alpha, beta, m, n, flags);
-    // SAFETY: as the caller guarantees.
-    unsafe { out.write_block::<PlainStep<I, HALF_TILE_K>>(&acc) };
+    unsafe { gemm::<_, _, PlainStep<I, HALF_TILE_K>, O>(&a, &b, tiles, &out) };
 }
 
 /// `C = alpha * A B + beta * C (+ bias)`, A and B `T` (multiplied by the gfx's matrix
-/// instruction `I` for `T`), C `O`; see the module docs.
+/// instruction `I` for `T`), C `O`, A row-major when `A_ROWS` (else column-major) and B
+/// column-major when `B_COLS` (else row-major); see the module docs.
 #[kernel(
     block = 256,
     instances = [
-        gemm_bf16_f32<bf16, GemmBf16Core, f32>,
-        gemm_bf16_bf16<bf16, GemmBf16Core, bf16>,
-        gemm_bf16_f16<bf16, GemmBf16Core, f16>,
-        gemm_f16_f32<f16, GemmF16Core, f32>,
-        gemm_f16_bf16<f16, GemmF16Core, bf16>,
-        gemm_f16_f16<f16, GemmF16Core, f16>,
+        gemm_bf16_f32_rr<bf16, GemmBf16Core, f32, true, false>,
+        gemm_bf16_f32_rc<bf16, GemmBf16Core, f32, true, true>,
+        gemm_bf16_f32_cr<bf16, GemmBf16Core, f32, false, false>,
+        gemm_bf16_f32_cc<bf16, GemmBf16Core, f32, false, true>,
+        gemm_bf16_bf16_rr<bf16, GemmBf16Core, bf16, true, false>,
+        gemm_bf16_bf16_rc<bf16, GemmBf16Core, bf16, true, true>,
+        gemm_bf16_bf16_cr<bf16, GemmBf16Core, bf16, false, false>,
+        gemm_bf16_bf16_cc<bf16, GemmBf16Core, bf16, false, true>,
+        gemm_bf16_f16_rr<bf16, GemmBf16Core, f16, true, false>,
+        gemm_bf16_f16_rc<bf16, GemmBf16Core, f16, true, true>,
+        gemm_bf16_f16_cr<bf16, GemmBf16Core, f16, false, false>,
+        gemm_bf16_f16_cc<bf16, GemmBf16Core, f16, false, true>,
+        gemm_f16_f32_rr<f16, GemmF16Core, f32, true, false>,
+        gemm_f16_f32_rc<f16, GemmF16Core, f32, true, true>,
+        gemm_f16_f32_cr<f16, GemmF16Core, f32, false, false>,
+        gemm_f16_f32_cc<f16, GemmF16Core, f32, false, true>,
+        gemm_f16_bf16_rr<f16, GemmF16Core, bf16, true, false>,
+        gemm_f16_bf16_rc<f16, GemmF16Core, bf16, true, true>,
+        gemm_f16_bf16_cr<f16, GemmF16Core, bf16, false, false>,
+        gemm_f16_bf16_cc<f16, GemmF16Core, bf16, false, true>,
+        gemm_f16_f16_rr<f16, GemmF16Core, f16, true, false>,
+        gemm_f16_f16_rc<f16, GemmF16Core, f16, true, true>,
+        gemm_f16_f16_cr<f16, GemmF16Core, f16, false, false>,
+        gemm_f16_f16_cc<f16, GemmF16Core, f16, false, true>,
     ]
 )]
 #[allow(clippy::too_many_arguments, reason = "a GEMM kernel's arguments")]
-pub fn gemm_16bit<T, I: Mma, O: Float>(
+pub fn gemm_16bit<T, I: Mma, O: Float, const A_ROWS: bool, const B_COLS: bool>(
     a: *const T,
     b: *const T,
     c: *mut O,
@@ -208,7 +198,7 @@ pub fn gemm_16bit<T, I: Mma, O: Float>(
 ) {
     // SAFETY: the launch follows the module's contract.
     unsafe {
-        gemm_half::<I, O>(
+        gemm_half::<I, O, A_ROWS, B_COLS>(
             a as *const u16,
             b as *const u16,
             c,
@@ -260,7 +250,6 @@ unsafe fn gemm_fp8<F: iron_intrinsics::matrix::F8Kind, O: Float>(
     flags: u32,
 ) {
     use crate::gemm_stage::CodeOperand;
-    use crate::gemm_tile::gemm;
     type Codes = CodeOperand<2>;
     const { assert!(Codes::TILE_BYTES == FP8_TILE_K) };
     let (row0, col0) = block_origin();

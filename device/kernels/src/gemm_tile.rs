@@ -295,14 +295,25 @@ impl<O: Float> Output<O> {
     }
 
     /// Writes this wave's accumulators (of step `S`): element `(r, c)` of the block tile is
-    /// `C[row0 + r][col0 + c]`, written when inside `m x n`. The bounds are checked once per
-    /// block: a block inside `C` writes unchecked, and when the accumulators hold runs of 4
-    /// consecutive columns ([`Step::TRANSPOSED`] with runs of rows of D) and rows of `C` are a
-    /// multiple of 4 elements, each run with one access (16 bytes of f32, 8 of 16-bit values).
+    /// `C[row0 + r][col0 + c]`, written when inside `m x n`. The value of each element is
+    /// computed once, whatever the block's path: `alpha * acc`, `beta * C` and the bias added
+    /// (each only when asked), rounded to `O`; only the reads of `C` and the bias and the final
+    /// stores differ between paths. The bounds are checked once per block: where the
+    /// accumulators hold runs of 4 consecutive columns ([`Step::TRANSPOSED`] with runs of rows
+    /// of D), a block inside `C` whose rows are a multiple of 4 elements reads and writes each
+    /// run with one access (16 bytes of f32, 8 of 16-bit values); another block inside `C`
+    /// writes element by element without checks, and a block across `C`'s edge checks each
+    /// element (reading the bias at columns clamped into it without a check; `C`'s elements
+    /// are read under the same check as their stores, since a clamped position may name an
+    /// element another wave writes).
     ///
     /// # Safety
     /// `c` must hold `m * n` elements and `bias` (when used) `n`, 16-byte aligned.
     #[inline(always)]
+    #[allow(
+        clippy::needless_range_loop,
+        reason = "indexed with the unrolled loops' constants, the arrays stay in registers"
+    )]
     unsafe fn write<S: Step>(
         &self,
         acc: &Accumulators<S::Core>,
@@ -313,130 +324,119 @@ impl<O: Float> Output<O> {
     ) {
         let interior = row0 + BLOCK <= self.m && col0 + BLOCK <= self.n;
         let runs = S::TRANSPOSED && <S::Core as MatrixCore>::D_RUN.is_multiple_of(RUN);
+        let wide = runs && interior && self.n.is_multiple_of(RUN);
         let (row0, col0) = (row0 + wave_row, col0 + wave_col);
         let tile = const {
             assert!(<S::Core as MatrixCore>::M == <S::Core as MatrixCore>::N);
             <S::Core as MatrixCore>::M
         };
-        if runs && interior && self.n.is_multiple_of(RUN) {
-            // `C = alpha * A B` (the common case) on its own path: deciding per run whether to
-            // read C and the bias cost two branches per run.
-            if self.beta == 0.0 && !self.has_bias {
-                each_tile!(S::Core, |tm, tn| {
-                    let (row, col) = (row0 + tm as u32 * tile, col0 + tn as u32 * tile);
-                    // SAFETY: the block is inside C, rows of a multiple of RUN elements.
-                    unsafe { self.write_runs::<S::Core, false>(acc[tm][tn], row, col) }
-                });
-            } else {
-                each_tile!(S::Core, |tm, tn| {
-                    let (row, col) = (row0 + tm as u32 * tile, col0 + tn as u32 * tile);
-                    // SAFETY: as above.
-                    unsafe { self.write_runs::<S::Core, true>(acc[tm][tn], row, col) }
-                });
-            }
-        } else if !runs && interior {
-            // Where the accumulators hold no runs (gfx11), a block inside C on its own path: with
-            // the bounds test merged in, every element took an exec mask update and a branch.
-            each_tile!(S::Core, |tm, tn| {
-                let (row, col) = (row0 + tm as u32 * tile, col0 + tn as u32 * tile);
-                // SAFETY: the block is inside C.
-                unsafe { self.write_tile::<S, true>(acc[tm][tn], row, col) }
-            });
-        } else {
-            each_tile!(S::Core, |tm, tn| {
-                let (row, col) = (row0 + tm as u32 * tile, col0 + tn as u32 * tile);
-                // SAFETY: as the caller guarantees.
-                unsafe { self.write_tile::<S, false>(acc[tm][tn], row, col) }
-            });
-        }
-    }
-
-    /// Writes one transposed instruction tile's accumulator (see [`Output::write`]) whose tile
-    /// starts at `(row, col)` of `C`, inside `C`, a run of [`RUN`] columns per access; without
-    /// `OLD_AND_BIAS`, as `C = alpha * acc` (for `beta == 0` and no bias).
-    ///
-    /// # Safety
-    /// As for [`Output::write`]; the tile must lie inside `C`, whose rows are a multiple of
-    /// [`RUN`] elements.
-    #[inline(always)]
-    unsafe fn write_runs<I: MatrixCore, const OLD_AND_BIAS: bool>(
-        &self,
-        tile: I::Acc,
-        row: u32,
-        col: u32,
-    ) {
-        let lane = lane_id();
-        let line = (row + d_col::<I>(lane)) as usize * self.n as usize;
-        for run in 0..<I::Acc as Accumulate>::LEN / RUN as usize {
-            let first = run * RUN as usize;
-            let col = col + I::d_row(lane, first as u32);
-            let at = line + col as usize;
-            let mut values = [0.0; RUN as usize];
-            for (q, value) in values.iter_mut().enumerate() {
-                *value = self.alpha * tile.element(first + q);
-            }
-            if OLD_AND_BIAS && self.beta != 0.0 {
-                // SAFETY: the run is inside C, aligned to its size (n and col are multiples of
-                // RUN, C is 16-byte aligned).
-                let old = unsafe { read_run(self.c.add(at)) };
-                for (q, value) in values.iter_mut().enumerate() {
-                    *value = mul_add(self.beta, old[q], *value);
-                }
-            }
-            if OLD_AND_BIAS && self.has_bias {
-                // SAFETY: columns col..col + RUN < n of the bias, 16-byte aligned as above.
-                let bias = unsafe { (*(self.bias.add(col as usize) as *const Words16)).0 };
-                for (q, value) in values.iter_mut().enumerate() {
-                    *value += f32::from_bits(bias[q]);
-                }
-            }
-            // SAFETY: as for the read above.
-            unsafe { write_run(self.c.add(at), values) };
-        }
-    }
-
-    /// Writes one instruction tile's accumulator (of step `S`), whose tile starts at
-    /// `(row, col)` of `C`, element by element; `INTERIOR` when the whole block tile is inside
-    /// `C` (no checks then).
-    ///
-    /// # Safety
-    /// As for [`Output::write`]; with `INTERIOR`, the block tile must lie inside `C`.
-    #[inline(always)]
-    unsafe fn write_tile<S: Step, const INTERIOR: bool>(
-        &self,
-        tile: <S::Core as MatrixCore>::Acc,
-        row: u32,
-        col: u32,
-    ) {
-        let lane = lane_id();
-        let at = |i: u32| {
-            let (r, c) = (S::Core::d_row(lane, i), d_col::<S::Core>(lane));
-            if S::TRANSPOSED {
-                (row + c, col + r)
-            } else {
-                (row + r, col + c)
-            }
+        let len = const {
+            assert!(<<S::Core as MatrixCore>::Acc as Accumulate>::LEN <= MAX_ACC);
+            <<S::Core as MatrixCore>::Acc as Accumulate>::LEN
         };
-        for i in 0..<<S::Core as MatrixCore>::Acc as Accumulate>::LEN {
-            let (row, col) = at(i as u32);
-            if INTERIOR || (row < self.m && col < self.n) {
-                let at = row as usize * self.n as usize + col as usize;
-                let mut value = self.alpha * tile.element(i);
-                if self.beta != 0.0 {
-                    // SAFETY: row < m and col < n: inside C.
-                    let old = unsafe { *self.c.add(at) }.into_f32();
-                    value = mul_add(self.beta, old, value);
-                }
-                if self.has_bias {
-                    // SAFETY: col < n, inside the bias.
-                    value += unsafe { *self.bias.add(col as usize) };
-                }
-                // SAFETY: as above.
-                unsafe { *self.c.add(at) = O::round_from_f32(value) };
+        let lane = lane_id();
+        // Where element `i` of tile `(tm, tn)` of this lane lies in C.
+        let position = |tm: usize, tn: usize, i: usize| {
+            let (r, c) = (S::Core::d_row(lane, i as u32), d_col::<S::Core>(lane));
+            let (r, c) = if S::TRANSPOSED { (c, r) } else { (r, c) };
+            (row0 + tm as u32 * tile + r, col0 + tn as u32 * tile + c)
+        };
+        let mut values = [[[0.0f32; MAX_ACC]; REPEATS_N]; REPEATS_M];
+        each_tile!(S::Core, |tm, tn| {
+            for i in 0..len {
+                values[tm][tn][i] = self.alpha * acc[tm][tn].element(i);
             }
+        });
+        if self.beta != 0.0 {
+            each_tile!(S::Core, |tm, tn| {
+                if wide {
+                    for run in 0..len / RUN as usize {
+                        let first = run * RUN as usize;
+                        let (row, col) = position(tm, tn, first);
+                        let at = row as usize * self.n as usize + col as usize;
+                        // SAFETY: the run is inside C, aligned to its size (n and col are
+                        // multiples of RUN, C is 16-byte aligned).
+                        let old = unsafe { read_run(self.c.add(at)) };
+                        for q in 0..RUN as usize {
+                            let value = &mut values[tm][tn][first + q];
+                            *value = mul_add(self.beta, old[q], *value);
+                        }
+                    }
+                } else {
+                    for i in 0..len {
+                        let (row, col) = position(tm, tn, i);
+                        // Not clamped: another wave may write the element a clamped position
+                        // names.
+                        if interior || (row < self.m && col < self.n) {
+                            let at = row as usize * self.n as usize + col as usize;
+                            // SAFETY: inside C.
+                            let old = unsafe { *self.c.add(at) };
+                            let value = &mut values[tm][tn][i];
+                            *value = mul_add(self.beta, old.into_f32(), *value);
+                        }
+                    }
+                }
+            });
         }
+        if self.has_bias {
+            each_tile!(S::Core, |tm, tn| {
+                if wide {
+                    for run in 0..len / RUN as usize {
+                        let first = run * RUN as usize;
+                        let (_, col) = position(tm, tn, first);
+                        // SAFETY: columns col..col + RUN < n of the bias, 16-byte aligned as
+                        // above.
+                        let bias = unsafe { (*(self.bias.add(col as usize) as *const Words16)).0 };
+                        for q in 0..RUN as usize {
+                            values[tm][tn][first + q] += f32::from_bits(bias[q]);
+                        }
+                    }
+                } else {
+                    for i in 0..len {
+                        let (_, col) = position(tm, tn, i);
+                        // SAFETY: a column clamped into the bias.
+                        values[tm][tn][i] +=
+                            unsafe { *self.bias.add(col.min(self.n - 1) as usize) };
+                    }
+                }
+            });
+        }
+        let mut rounded = [[[O::round_from_f32(0.0); MAX_ACC]; REPEATS_N]; REPEATS_M];
+        each_tile!(S::Core, |tm, tn| {
+            for pair in 0..len / 2 {
+                let (first, values) = (2 * pair, &values[tm][tn]);
+                let [even, odd] = O::round_pair_from_f32(values[first], values[first + 1]);
+                rounded[tm][tn][first] = even;
+                rounded[tm][tn][first + 1] = odd;
+            }
+        });
+        each_tile!(S::Core, |tm, tn| {
+            if wide {
+                for run in 0..len / RUN as usize {
+                    let first = run * RUN as usize;
+                    let (row, col) = position(tm, tn, first);
+                    let at = row as usize * self.n as usize + col as usize;
+                    let run: [O; RUN as usize] =
+                        core::array::from_fn(|q| rounded[tm][tn][first + q]);
+                    // SAFETY: as for the read above.
+                    unsafe { write_run(self.c.add(at), run) };
+                }
+            } else {
+                for i in 0..len {
+                    let (row, col) = position(tm, tn, i);
+                    if interior || (row < self.m && col < self.n) {
+                        let at = row as usize * self.n as usize + col as usize;
+                        // SAFETY: inside C.
+                        unsafe { *self.c.add(at) = rounded[tm][tn][i] };
+                    }
+                }
+            }
+        });
     }
 }
+
+/// Elements of a lane's accumulator of one instruction tile, at most (32 x 32 in wave64).
+const MAX_ACC: usize = 16;
 
 /// Consecutive columns of `C` an epilogue access covers ([`Output::write`]).
 const RUN: u32 = 4;
@@ -461,21 +461,17 @@ unsafe fn read_run<O: Float>(p: *const O) -> [f32; RUN as usize] {
     old
 }
 
-/// Writes `values`, rounded to `O`, to the [`RUN`] elements at `p` as one access.
+/// Writes `values` to the [`RUN`] elements at `p` as one access.
 ///
 /// # Safety
 /// As for [`read_run`], writable.
 #[inline(always)]
-unsafe fn write_run<O: Float>(p: *mut O, values: [f32; RUN as usize]) {
-    let mut rounded = [O::round_from_f32(0.0); RUN as usize];
-    for (q, rounded) in rounded.iter_mut().enumerate() {
-        *rounded = O::round_from_f32(values[q]);
-    }
+unsafe fn write_run<O: Float>(p: *mut O, values: [O; RUN as usize]) {
     // SAFETY (both): as the caller guarantees; the runs are 16 or 8 bytes.
     if size_of::<O>() == 4 {
-        unsafe { *(p as *mut Words16) = core::mem::transmute_copy(&rounded) };
+        unsafe { *(p as *mut Words16) = core::mem::transmute_copy(&values) };
     } else {
-        unsafe { *(p as *mut Words8) = core::mem::transmute_copy(&rounded) };
+        unsafe { *(p as *mut Words8) = core::mem::transmute_copy(&values) };
     }
 }
 
@@ -517,14 +513,12 @@ fn wave_origin() -> (u32, u32) {
 /// This wave's accumulators of the workgroup's tile of `A B` over `k_tiles` K tiles, staged
 /// through LDS with `a` and `b` and multiplied with `S` (see [`gemm`]). When both stages say
 /// every tile is inside their matrices ([`Stage::is_full`]) the loop fetches without checks
-/// ([`Stage::fetch_full`]); else every tile goes through [`Stage::fetch`]. Kernels whose
-/// operands come in several kinds (the 16-bit layouts) call it once per kind and write the
-/// result once, so that the epilogue's code is not repeated per kind.
+/// ([`Stage::fetch_full`]); else every tile goes through [`Stage::fetch`].
 ///
 /// # Safety
 /// As for [`gemm`].
 #[inline(always)]
-pub unsafe fn product<A: Stage, B: Stage, S: Step>(
+unsafe fn product<A: Stage, B: Stage, S: Step>(
     a: &A,
     b: &B,
     k_tiles: u32,

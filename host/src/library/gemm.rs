@@ -6,7 +6,7 @@
 //!
 //! | method | A, B | layouts | gfx90a | gfx942 | gfx950 | gfx1100 | gfx1201 |
 //! | --- | --- | --- | --- | --- | --- | --- | --- |
-//! | [`Library::gemm`] | f16 or bf16 | either, per operand | 16x16x16 MFMA | 16x16x16 MFMA | 16x16x32 MFMA | 16x16x16 WMMA | 16x16x16 WMMA |
+//! | [`Library::gemm`] | f16 or bf16 | either, per operand (a kernel per pair) | 32x32x8 MFMA | 32x32x8 MFMA | 32x32x16 MFMA | 16x16x16 WMMA | 16x16x16 WMMA |
 //! | [`Library::gemm_fp8`] | FP8 codes + f32 scale per tensor | A row-major, B column-major | decoded | FNUZ: FP8 MFMA; OCP: decoded | OCP: FP8 MFMA; FNUZ: decoded | decoded | OCP: FP8 WMMA; FNUZ: decoded |
 //! | [`Library::gemm_mx`] | MXFP8, MXFP6, MXFP4 ([`MxGemmFormat`]) | A `[m, k]`, B `[n, k]` | decoded | decoded | scaled MFMA (same format for A and B), else decoded | decoded | decoded |
 //!
@@ -51,8 +51,7 @@
 //! with [`LibraryError::Unsupported`].
 
 use iron_kernels::gemm::{
-    self as kernels, BLOCK, FLAG_A_COL_MAJOR, FLAG_B_COL_MAJOR, FLAG_BIAS, FP8_LDS_BYTES,
-    HALF_LDS_BYTES, THREADS,
+    self as kernels, BLOCK, FLAG_BIAS, FP8_LDS_BYTES, HALF_LDS_BYTES, THREADS,
 };
 use iron_kernels::gemm_mx::{
     self as mx_kernels, DECODED_LDS_BYTES, FLAG_A_SCALED, FLAG_B_SCALED, FORMAT_E2M1, FORMAT_E2M3,
@@ -186,28 +185,29 @@ pub(crate) mod sealed {
 
     /// The 16-bit kernels of one input type.
     pub trait GemmInputDecls: Sized + 'static {
-        /// `gemm_<t>_<o>`.
-        fn kernel<O: GemmOutput>() -> KernelDecl<HalfGemm<Self, O>>;
+        /// `gemm_<t>_<o>_{rr,rc,cr,cc}`, in that order
+        /// ([`layout_index`](super::layout_index)).
+        fn gemm_kernels<O: GemmOutput>() -> [KernelDecl<HalfGemm<Self, O>>; 4];
     }
 
     impl GemmInputDecls for bf16 {
-        fn kernel<O: GemmOutput>() -> KernelDecl<HalfGemm<bf16, O>> {
+        fn gemm_kernels<O: GemmOutput>() -> [KernelDecl<HalfGemm<bf16, O>>; 4] {
             O::BF16
         }
     }
 
     impl GemmInputDecls for f16 {
-        fn kernel<O: GemmOutput>() -> KernelDecl<HalfGemm<f16, O>> {
+        fn gemm_kernels<O: GemmOutput>() -> [KernelDecl<HalfGemm<f16, O>>; 4] {
             O::F16
         }
     }
 
     /// Every GEMM kernel writing one output type.
     pub trait GemmOutputDecls: Sized + 'static {
-        /// `gemm_bf16_<o>`.
-        const BF16: KernelDecl<HalfGemm<bf16, Self>>;
-        /// `gemm_f16_<o>`.
-        const F16: KernelDecl<HalfGemm<f16, Self>>;
+        /// `gemm_bf16_<o>_{rr,rc,cr,cc}`.
+        const BF16: [KernelDecl<HalfGemm<bf16, Self>>; 4];
+        /// `gemm_f16_<o>_{rr,rc,cr,cc}`.
+        const F16: [KernelDecl<HalfGemm<f16, Self>>; 4];
         /// gfx942's `gemm_fp8_{e4m3fnuz,e5m2fnuz}_<o>`.
         const FP8_FNUZ: [KernelDecl<Fp8Gemm<Self>>; 2];
         /// gfx950's and gfx1201's `gemm_fp8_{e4m3fn,e5m2}_<o>`.
@@ -219,11 +219,12 @@ pub(crate) mod sealed {
     }
 
     macro_rules! outputs {
-        ($($t:ident: $bf16:ident $f16:ident [$fnuz0:ident $fnuz1:ident] [$ocp0:ident $ocp1:ident]
-           [$mx0:ident $mx1:ident $mx2:ident $mx3:ident $mx4:ident] $decoded:ident;)*) => {$(
+        ($($t:ident: [$($bf16:ident)*] [$($f16:ident)*] [$fnuz0:ident $fnuz1:ident]
+           [$ocp0:ident $ocp1:ident] [$mx0:ident $mx1:ident $mx2:ident $mx3:ident $mx4:ident]
+           $decoded:ident;)*) => {$(
             impl GemmOutputDecls for $t {
-                const BF16: KernelDecl<HalfGemm<bf16, $t>> = kernels::$bf16;
-                const F16: KernelDecl<HalfGemm<f16, $t>> = kernels::$f16;
+                const BF16: [KernelDecl<HalfGemm<bf16, $t>>; 4] = [$(kernels::$bf16),*];
+                const F16: [KernelDecl<HalfGemm<f16, $t>>; 4] = [$(kernels::$f16),*];
                 const FP8_FNUZ: [KernelDecl<Fp8Gemm<$t>>; 2] = [kernels::$fnuz0, kernels::$fnuz1];
                 const FP8_OCP: [KernelDecl<Fp8Gemm<$t>>; 2] = [kernels::$ocp0, kernels::$ocp1];
                 const MX: [KernelDecl<CodedGemm<$t>>; 5] = [
@@ -239,15 +240,18 @@ pub(crate) mod sealed {
     }
 
     outputs! {
-        f32: gemm_bf16_f32 gemm_f16_f32
+        f32: [gemm_bf16_f32_rr gemm_bf16_f32_rc gemm_bf16_f32_cr gemm_bf16_f32_cc]
+            [gemm_f16_f32_rr gemm_f16_f32_rc gemm_f16_f32_cr gemm_f16_f32_cc]
             [gemm_fp8_e4m3fnuz_f32 gemm_fp8_e5m2fnuz_f32] [gemm_fp8_e4m3fn_f32 gemm_fp8_e5m2_f32]
             [gemm_mxfp8_e4m3_f32 gemm_mxfp8_e5m2_f32 gemm_mxfp6_e2m3_f32 gemm_mxfp6_e3m2_f32 gemm_mxfp4_f32]
             gemm_decoded_f32;
-        bf16: gemm_bf16_bf16 gemm_f16_bf16
+        bf16: [gemm_bf16_bf16_rr gemm_bf16_bf16_rc gemm_bf16_bf16_cr gemm_bf16_bf16_cc]
+            [gemm_f16_bf16_rr gemm_f16_bf16_rc gemm_f16_bf16_cr gemm_f16_bf16_cc]
             [gemm_fp8_e4m3fnuz_bf16 gemm_fp8_e5m2fnuz_bf16] [gemm_fp8_e4m3fn_bf16 gemm_fp8_e5m2_bf16]
             [gemm_mxfp8_e4m3_bf16 gemm_mxfp8_e5m2_bf16 gemm_mxfp6_e2m3_bf16 gemm_mxfp6_e3m2_bf16 gemm_mxfp4_bf16]
             gemm_decoded_bf16;
-        f16: gemm_bf16_f16 gemm_f16_f16
+        f16: [gemm_bf16_f16_rr gemm_bf16_f16_rc gemm_bf16_f16_cr gemm_bf16_f16_cc]
+            [gemm_f16_f16_rr gemm_f16_f16_rc gemm_f16_f16_cr gemm_f16_f16_cc]
             [gemm_fp8_e4m3fnuz_f16 gemm_fp8_e5m2fnuz_f16] [gemm_fp8_e4m3fn_f16 gemm_fp8_e5m2_f16]
             [gemm_mxfp8_e4m3_f16 gemm_mxfp8_e5m2_f16 gemm_mxfp6_e2m3_f16 gemm_mxfp6_e3m2_f16 gemm_mxfp4_f16]
             gemm_decoded_f16;
@@ -280,6 +284,12 @@ pub(crate) mod sealed {
         MxFp6E3M2 => 3, FORMAT_E3M2, 6;
         MxFp4 => 4, FORMAT_E2M1, 4;
     }
+}
+
+/// The position of a layout pair's kernel among a type's 16-bit kernels: `rr`, `rc`, `cr`, `cc`
+/// (A's layout first; `r` row-major, `c` column-major).
+fn layout_index(a: Layout, b: Layout) -> usize {
+    2 * usize::from(a == Layout::ColMajor) + usize::from(b == Layout::ColMajor)
 }
 
 /// The gfx with matrix cores the GEMM kernels are built for.
@@ -472,27 +482,21 @@ impl Library {
         let Some(launch) = self.gemm_launch(OP, shape, c, &epilogue)? else {
             return Ok(());
         };
-        let flags = match a_layout {
-            Layout::RowMajor => 0,
-            Layout::ColMajor => FLAG_A_COL_MAJOR,
-        } | match b_layout {
-            Layout::RowMajor => 0,
-            Layout::ColMajor => FLAG_B_COL_MAJOR,
-        };
+        let decl = T::gemm_kernels::<O>()[layout_index(a_layout, b_layout)];
         let buffers = [buffer_arg(a), buffer_arg(b)];
-        // SAFETY: gemm_<t>_<o> reads A's m * k and B's k * n elements in the layouts the flags
-        // name, C's m * n (when beta != 0) and the bias's n (with FLAG_BIAS), and writes C's
-        // m * n; every buffer holds that (checked above) and starts 16-byte aligned.
+        // SAFETY: gemm_<t>_<o>_<layouts> reads A's m * k and B's k * n elements in the layouts
+        // its name gives, C's m * n (when beta != 0) and the bias's n (with FLAG_BIAS), and
+        // writes C's m * n; every buffer holds that (checked above) and starts 16-byte aligned.
         unsafe {
             self.launch_gemm(
                 stream,
-                T::kernel::<O>(),
+                decl,
                 HALF_LDS_BYTES,
                 &buffers,
                 c,
                 &epilogue,
                 launch,
-                flags,
+                0,
             )
         }
     }
