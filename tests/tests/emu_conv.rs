@@ -90,6 +90,9 @@ fn maybe_bias<T: TestFloat>(rng: &mut StdRng, n: usize) -> Option<Vec<T>> {
 struct Conv1dParts {
     bias: bool,
     silu: bool,
+    /// One input of each row is +infinity, which must reach exactly the outputs whose window
+    /// holds it (a filter padded with zero taps would make NaN of the outputs after them).
+    infinite: bool,
 }
 
 fn conv1d_case<T: ConvTest>(
@@ -104,10 +107,19 @@ fn conv1d_case<T: ConvTest>(
         length,
         width,
     } = shape;
-    let Conv1dParts { bias, silu } = parts;
+    let Conv1dParts {
+        bias,
+        silu,
+        infinite,
+    } = parts;
     let context = format!("{} conv1d {:?} {shape:?} {parts:?}", d.gfx, T::FORMAT);
     let n = batch * channels * length;
-    let x = values::<T>(rng, n);
+    let mut x = values::<T>(rng, n);
+    if infinite {
+        for row in x.chunks_mut(length) {
+            row[rng.random_range(0..length)] = T::from_f32(f32::INFINITY);
+        }
+    }
     let w = values::<T>(rng, channels * width);
     let bias = bias.then(|| values::<T>(rng, channels));
     let stream = d.device.default_stream();
@@ -162,6 +174,7 @@ fn conv1d_all<T: ConvTest>(d: &LibraryDevice, seed: u64) {
             let parts = Conv1dParts {
                 bias: (width + i) % 2 == 0,
                 silu: (width / 2 + i) % 2 == 0,
+                infinite: false,
             };
             conv1d_case::<T>(d, &mut rng, shape, parts);
         }
@@ -176,9 +189,34 @@ fn conv1d_all<T: ConvTest>(d: &LibraryDevice, seed: u64) {
         let parts = Conv1dParts {
             bias: true,
             silu: length % 2 == 0,
+            infinite: false,
         };
         conv1d_case::<T>(d, &mut rng, shape, parts);
     }
+}
+
+#[test]
+fn conv1d_causal_infinite_inputs_reach_only_their_windows() {
+    on_every_device("conv1d_causal infinities", |d| {
+        let mut rng = rng(15);
+        for width in 1..=8 {
+            for length in [64, 70] {
+                let shape = Conv1dShape {
+                    batch: 2,
+                    channels: 3,
+                    length,
+                    width,
+                };
+                let parts = Conv1dParts {
+                    bias: width % 2 == 0,
+                    silu: width % 3 == 0,
+                    infinite: true,
+                };
+                conv1d_case::<f32>(d, &mut rng, shape, parts);
+                conv1d_case::<bf16>(d, &mut rng, shape, parts);
+            }
+        }
+    });
 }
 
 #[test]
@@ -204,6 +242,7 @@ fn conv1d_causal_loops_over_rows_beyond_the_grid() {
         let parts = Conv1dParts {
             bias: true,
             silu: true,
+            infinite: false,
         };
         conv1d_case::<f16>(d, &mut rng, shape, parts);
     });

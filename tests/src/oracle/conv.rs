@@ -45,13 +45,17 @@ impl Sum {
     /// What the kernel writes for this sum computed in f32, then SiLU when `with_silu`, stored
     /// as `out`. The f32 sum is within `gamma(terms + 1)` of the sum of magnitudes; SiLU's
     /// slope is at most 1.1 in magnitude, and its own evaluation adds `SILU_ROUNDOFF`
-    /// relative error.
+    /// relative error. An infinite term makes the sum that infinity (or NaN, with terms of
+    /// both signs) in any order of addition, as in IEEE arithmetic.
     pub fn expected(&self, with_silu: bool, out: Format) -> Expected {
         let Sum {
             value,
             magnitude,
             terms,
         } = *self;
+        if value.is_infinite() {
+            return Expected::exact(if with_silu { silu(value) } else { value });
+        }
         if value.is_nan() || !magnitude.is_finite() {
             return Expected::exact(f64::NAN);
         }
@@ -277,6 +281,24 @@ mod tests {
             conv2d(&dilated, Format::F32)[0].value,
             1.0 + 3.0 + 7.0 + 9.0
         );
+    }
+
+    #[test]
+    fn infinite_terms_give_their_infinity_or_nan() {
+        let mut sum = Sum::new(1.0);
+        sum.add(f64::INFINITY);
+        assert!(sum.expected(false, Format::F32).accepts(f64::INFINITY));
+        assert!(sum.expected(true, Format::F32).accepts(f64::INFINITY));
+        sum.add(f64::NEG_INFINITY);
+        assert!(sum.expected(false, Format::F32).accepts(f64::NAN));
+        let mut negative = Sum::new(0.0);
+        negative.add(f64::NEG_INFINITY);
+        assert!(
+            negative
+                .expected(false, Format::Bf16)
+                .accepts(f64::NEG_INFINITY)
+        );
+        assert!(negative.expected(true, Format::F32).accepts(f64::NAN));
     }
 
     #[test]
