@@ -27,7 +27,7 @@
 //! [`CAUSAL_OUTPUTS`], rows then starting 16-byte aligned; element by element otherwise) and
 //! takes the `width - 1` inputs before them from the previous lane with wave shuffles; the first
 //! lane of each wave loads those few itself. The taps and bias of a row are loaded once per
-//! wave (lane `j` loads tap `j`, lane `width` the bias) and read from those lanes by all.
+//! wave (lane `j` loads tap `j`, lane [`MAX_WIDTH`] the bias) and read from those lanes by all.
 
 use crate::dtype::{bf16, f16};
 use iron_intrinsics::kernel;
@@ -81,30 +81,35 @@ fn filter<const W: usize>(taps: &[f32; W], b: f32, window: &[f32; W], with_silu:
     if with_silu { silu(acc) } else { acc }
 }
 
-/// The taps and bias of channel `c`, widened, loaded once for the wave: lane `j < W` loads tap
-/// `j`, lane `W` the bias, and every lane reads them from those lanes. Wave-wide.
+/// The taps and bias of channel `c` of a filter of `width` taps (at most [`MAX_TAPS`]),
+/// widened, loaded once for the wave: lane `j < width` loads tap `j`, lane [`MAX_TAPS`] the
+/// bias, and every lane reads them from those lanes (taps past `width` are 0). Wave-wide.
 ///
 /// # Safety
-/// As for [`channel_filter`].
+/// `w` must hold `width` taps for channel `c`; `bias` must be null or hold channel `c`.
 #[inline(always)]
-unsafe fn wave_filter<T: Float, const W: usize>(
+unsafe fn wave_filter<T: Float>(
     w: *const T,
     bias: *const T,
     c: u32,
-) -> ([f32; W], f32) {
-    let lane = lane_id() as usize;
-    let mine = if lane < W {
+    width: u32,
+) -> ([f32; MAX_TAPS], f32) {
+    let lane = lane_id();
+    let mine = if lane < width {
         // SAFETY: tap `lane` of channel c, as the caller guarantees.
-        unsafe { *w.add(c as usize * W + lane) }.into_f32()
-    } else if lane == W && !bias.is_null() {
+        unsafe { *w.add((c * width + lane) as usize) }.into_f32()
+    } else if lane == MAX_TAPS as u32 && !bias.is_null() {
         // SAFETY: as the caller guarantees.
         unsafe { *bias.add(c as usize) }.into_f32()
     } else {
         0.0
     };
     let taps = core::array::from_fn(|j| read_lane(mine, j as u32));
-    (taps, read_lane(mine, W as u32))
+    (taps, read_lane(mine, MAX_TAPS as u32))
 }
+
+/// [`MAX_WIDTH`] as an array length.
+const MAX_TAPS: usize = MAX_WIDTH as usize;
 
 /// The bits of `V` elements as `WORDS` 32-bit words (the same bytes).
 #[inline(always)]
@@ -150,24 +155,24 @@ unsafe fn load_inputs<T: Float, const WORDS: usize, const WHOLE: bool>(
     }
 }
 
-/// The inputs of a row before `t0` that the outputs from `t0` need (elements
-/// `V - (W - 1) .. V` of the result are those at `t0 - (W - 1) .. t0`; the others, and inputs
-/// before the row, are zero). Every lane passes its own inputs (`own`, from `t0`); a lane takes
+/// The inputs of a row before `t0` that the outputs from `t0` need, for a filter of up to
+/// [`MAX_WIDTH`] taps (elements `V - (MAX_WIDTH - 1) .. V` of the result are those at
+/// `t0 - (MAX_WIDTH - 1) .. t0`; the others, and inputs before the row, are zero). Every lane passes its own inputs (`own`, from `t0`); a lane takes
 /// the previous lane's, whose `t0` is `V` before its own, and the wave's first lane (whose
 /// `t0` is 0 in the first wave of a row) loads them itself when `t0 > 0`. Wave-wide.
 ///
 /// # Safety
 /// `row` must hold at least `t0` elements when `t0 > 0` and this is the wave's first lane.
 #[inline(always)]
-unsafe fn preceding_inputs<T: Float, const W: usize, const WORDS: usize>(
+unsafe fn preceding_inputs<T: Float, const WORDS: usize>(
     row: *const T,
     own: [T; V],
     t0: u32,
 ) -> [T; V] {
     let lane = lane_id();
     let own_words = to_words::<T, WORDS>(own);
-    // The words holding elements V - (W - 1) .. V.
-    let first_word = (V + 1 - W) * size_of::<T>() / 4;
+    // The words holding elements V - (MAX_TAPS - 1) .. V.
+    let first_word = (V + 1 - MAX_TAPS) * size_of::<T>() / 4;
     let shuffled: [u32; WORDS] = core::array::from_fn(|i| {
         if i >= first_word {
             shuffle(own_words[i], lane.wrapping_sub(1))
@@ -179,7 +184,7 @@ unsafe fn preceding_inputs<T: Float, const W: usize, const WORDS: usize>(
     if lane == 0 {
         before = from_words([0; WORDS]);
         if t0 > 0 {
-            for (k, value) in before.iter_mut().enumerate().skip(V + 1 - W) {
+            for (k, value) in before.iter_mut().enumerate().skip(V + 1 - MAX_TAPS) {
                 // SAFETY: element t0 - V + k of the row, before t0.
                 *value = unsafe { *row.add((t0 as usize - V) + k) };
             }
@@ -188,21 +193,19 @@ unsafe fn preceding_inputs<T: Float, const W: usize, const WORDS: usize>(
     before
 }
 
-/// The causal convolution of width `W` (module docs), `WORDS` 32-bit words holding `V`
-/// elements.
+/// The causal convolution (module docs), `WORDS` 32-bit words holding `V` elements.
 ///
 /// # Safety
 /// The kernel's contract (module docs).
 #[inline(always)]
 #[allow(clippy::too_many_arguments, reason = "the kernel's arguments")]
-unsafe fn causal<T: Float, const W: usize, const WORDS: usize>(
+unsafe fn causal<T: Float, const WORDS: usize>(
     x: *const T,
     w: *const T,
     bias: *const T,
     y: *mut T,
-    rows: u32,
-    channels: u32,
-    length: u32,
+    (rows, channels, length): (u32, u32, u32),
+    width: u32,
     with_silu: bool,
 ) {
     let shape = (rows, channels, length);
@@ -210,29 +213,52 @@ unsafe fn causal<T: Float, const W: usize, const WORDS: usize>(
     // multiple of V.
     unsafe {
         if length.is_multiple_of(V as u32) {
-            causal_rows::<T, W, WORDS, true>(x, w, bias, y, shape, with_silu);
+            causal_rows::<T, WORDS, true>(x, w, bias, y, shape, width, with_silu);
         } else {
-            causal_rows::<T, W, WORDS, false>(x, w, bias, y, shape, with_silu);
+            causal_rows::<T, WORDS, false>(x, w, bias, y, shape, width, with_silu);
         }
     }
 }
 
+/// The `V` outputs from `t0` of a filter of `W` taps (`taps[..W]`, bias `b`), the inputs
+/// before `t0` in `before` ([`preceding_inputs`]) and those from it in `own`.
+#[inline(always)]
+fn window_outputs<const W: usize>(
+    taps: &[f32; MAX_TAPS],
+    b: f32,
+    before: &[f32; V],
+    own: &[f32; V],
+) -> [f32; V] {
+    const { assert!(W <= MAX_TAPS && MAX_TAPS <= V + 1) };
+    core::array::from_fn(|k| {
+        let mut acc = b;
+        for (j, tap) in taps[..W].iter().enumerate() {
+            // Input t0 + k - (W - 1) + j, at index i of `before` followed by `own`.
+            let i = V + k + j + 1 - W;
+            let input = if i < V { before[i] } else { own[i - V] };
+            acc = mul_add(*tap, input, acc);
+        }
+        acc
+    })
+}
+
 /// [`causal`] over rows of whole 16-byte chunks (`WHOLE`: `length` a multiple of `V`) or any
 /// rows (element by element). The two are separate loops so that neither path's loads leak
-/// into the other's.
+/// into the other's; within a loop only the filter's arithmetic depends on the width (a loop
+/// per width took 52 to 77 KB of code).
 ///
 /// # Safety
 /// The kernel's contract (module docs), and `length` a multiple of `V` when `WHOLE`.
 #[inline(always)]
-unsafe fn causal_rows<T: Float, const W: usize, const WORDS: usize, const WHOLE: bool>(
+unsafe fn causal_rows<T: Float, const WORDS: usize, const WHOLE: bool>(
     x: *const T,
     w: *const T,
     bias: *const T,
     y: *mut T,
     (rows, channels, length): (u32, u32, u32),
+    width: u32,
     with_silu: bool,
 ) {
-    const { assert!(W <= V + 1) };
     let chunk = workgroup_id_x() * workgroup_size_x() + workitem_id_x();
     let active = chunk < length.div_ceil(V as u32);
     // Only used when active: then below length.
@@ -240,7 +266,7 @@ unsafe fn causal_rows<T: Float, const W: usize, const WORDS: usize, const WHOLE:
     let mut row = workgroup_id_y();
     while row < rows {
         // SAFETY: row's channel is below `channels`, which w and bias cover.
-        let (taps, b) = unsafe { wave_filter::<T, W>(w, bias, row % channels) };
+        let (taps, b) = unsafe { wave_filter::<T>(w, bias, row % channels, width) };
         let start = row as usize * length as usize;
         // SAFETY: the row's first element, inside x and y.
         let (x_row, y_row) = unsafe { (x.add(start), y.add(start)) };
@@ -253,20 +279,21 @@ unsafe fn causal_rows<T: Float, const W: usize, const WORDS: usize, const WHOLE:
         };
         // SAFETY: a lane reading the row does so below its t0, which is below length when
         // active; inactive lanes read nothing (t0 = 0 is the first wave's first lane).
-        let before = widen(unsafe {
-            preceding_inputs::<T, W, WORDS>(x_row, own, if active { t0 } else { 0 })
-        });
+        let before =
+            widen(unsafe { preceding_inputs::<T, WORDS>(x_row, own, if active { t0 } else { 0 }) });
         let own = widen(own);
-        let outputs: [f32; V] = core::array::from_fn(|k| {
-            let mut acc = b;
-            for (j, tap) in taps.iter().enumerate() {
-                // Input t0 + k - (W - 1) + j, at index i of `before` followed by `own`.
-                let i = V + k + j + 1 - W;
-                let input = if i < V { before[i] } else { own[i - V] };
-                acc = mul_add(*tap, input, acc);
-            }
-            if with_silu { silu(acc) } else { acc }
-        });
+        let outputs = match width {
+            1 => window_outputs::<1>(&taps, b, &before, &own),
+            2 => window_outputs::<2>(&taps, b, &before, &own),
+            3 => window_outputs::<3>(&taps, b, &before, &own),
+            4 => window_outputs::<4>(&taps, b, &before, &own),
+            5 => window_outputs::<5>(&taps, b, &before, &own),
+            6 => window_outputs::<6>(&taps, b, &before, &own),
+            7 => window_outputs::<7>(&taps, b, &before, &own),
+            // The host refuses other widths.
+            _ => window_outputs::<8>(&taps, b, &before, &own),
+        };
+        let outputs = outputs.map(|v| if with_silu { silu(v) } else { v });
         if active {
             if WHOLE {
                 // SAFETY: chunk t0 / V of the row inside y, 16-byte aligned as in x.
@@ -373,13 +400,13 @@ macro_rules! conv1d_kernels {
         ) {
             const { assert!(MAX_WIDTH == 8) };
             let with_silu = flags & FLAG_SILU != 0;
+            if width == 0 || width > MAX_WIDTH {
+                return;
+            }
             // SAFETY: the launch follows the module's contract.
             unsafe {
-                with_width!(
-                    width,
-                    causal::<$t, { V * size_of::<$t>() / 4 }>(
-                        x, w, bias, y, rows, channels, length, with_silu
-                    )
+                causal::<$t, { V * size_of::<$t>() / 4 }>(
+                    x, w, bias, y, (rows, channels, length), width, with_silu,
                 )
             };
         }
