@@ -14,11 +14,12 @@
 //! `t` from LDS while they are in flight, then writes tile `t + 1` into the other LDS buffer
 //! (two tiles per iteration, so that the LDS buffers' offsets are constants; tile 0 before the
 //! loop, so that its matrix instructions start from constant zeros).
-//! Otherwise (edge tiles, and stages without unchecked loads such as the decoding ones) global
-//! loads run two tiles ahead: at tile `t` it writes tile `t + 1` (loaded during tile `t - 1`)
-//! into the other buffer, starts loading tile `t + 2`, then computes tile `t`; writing before
-//! computing keeps what a decoding stage computes for its writes out of the registers the
-//! step's fragments need. Either way one barrier per tile separates the two uses of a buffer.
+//! Otherwise (edge tiles, and stages without unchecked loads such as the decoding ones) each
+//! iteration writes tile `t` (loaded during tile `t - 1`) into its buffer, starts loading tile
+//! `t + 1`, then computes tile `t`; writing before computing keeps what a decoding stage
+//! computes for its writes out of the registers the step's fragments need, and each operand is
+//! written at one place in the code. Either way one barrier per tile separates the two uses of
+//! a buffer.
 //!
 //! The epilogue ([`Output`]) writes `C = alpha * (A B) + beta * C + bias` for the elements inside
 //! `M x N`, reading `C` only when `beta != 0`; it checks the bounds once per block. Where the
@@ -347,57 +348,56 @@ impl<O: Float> Output<O> {
                 values[tm][tn][i] = self.alpha * acc[tm][tn].element(i);
             }
         });
-        if self.beta != 0.0 {
+        // Each choice below is made once for all tiles: inside `each_tile!` it cost scalar
+        // instructions and a branch per tile.
+        if self.beta != 0.0 && wide {
             each_tile!(S::Core, |tm, tn| {
-                if wide {
-                    for run in 0..len / RUN as usize {
-                        let first = run * RUN as usize;
-                        let (row, col) = position(tm, tn, first);
-                        let at = row as usize * self.n as usize + col as usize;
-                        // SAFETY: the run is inside C, aligned to its size (n and col are
-                        // multiples of RUN, C is 16-byte aligned).
-                        let old = unsafe { read_run(self.c.add(at)) };
-                        for q in 0..RUN as usize {
-                            let value = &mut values[tm][tn][first + q];
-                            *value = mul_add(self.beta, old[q], *value);
-                        }
+                for run in 0..len / RUN as usize {
+                    let first = run * RUN as usize;
+                    let (row, col) = position(tm, tn, first);
+                    let at = row as usize * self.n as usize + col as usize;
+                    // SAFETY: the run is inside C, aligned to its size (n and col are multiples
+                    // of RUN, C is 16-byte aligned).
+                    let old = unsafe { read_run(self.c.add(at)) };
+                    for q in 0..RUN as usize {
+                        let value = &mut values[tm][tn][first + q];
+                        *value = mul_add(self.beta, old[q], *value);
                     }
-                } else {
-                    for i in 0..len {
-                        let (row, col) = position(tm, tn, i);
-                        // Not clamped: another wave may write the element a clamped position
-                        // names.
-                        if interior || (row < self.m && col < self.n) {
-                            let at = row as usize * self.n as usize + col as usize;
-                            // SAFETY: inside C.
-                            let old = unsafe { *self.c.add(at) };
-                            let value = &mut values[tm][tn][i];
-                            *value = mul_add(self.beta, old.into_f32(), *value);
-                        }
+                }
+            });
+        } else if self.beta != 0.0 {
+            each_tile!(S::Core, |tm, tn| {
+                for i in 0..len {
+                    let (row, col) = position(tm, tn, i);
+                    // Not clamped: another wave may write the element a clamped position names.
+                    if interior || (row < self.m && col < self.n) {
+                        let at = row as usize * self.n as usize + col as usize;
+                        // SAFETY: inside C.
+                        let old = unsafe { *self.c.add(at) };
+                        let value = &mut values[tm][tn][i];
+                        *value = mul_add(self.beta, old.into_f32(), *value);
                     }
                 }
             });
         }
-        if self.has_bias {
+        if self.has_bias && wide {
             each_tile!(S::Core, |tm, tn| {
-                if wide {
-                    for run in 0..len / RUN as usize {
-                        let first = run * RUN as usize;
-                        let (_, col) = position(tm, tn, first);
-                        // SAFETY: columns col..col + RUN < n of the bias, 16-byte aligned as
-                        // above.
-                        let bias = unsafe { (*(self.bias.add(col as usize) as *const Words16)).0 };
-                        for q in 0..RUN as usize {
-                            values[tm][tn][first + q] += f32::from_bits(bias[q]);
-                        }
+                for run in 0..len / RUN as usize {
+                    let first = run * RUN as usize;
+                    let (_, col) = position(tm, tn, first);
+                    // SAFETY: columns col..col + RUN < n of the bias, 16-byte aligned as above.
+                    let bias = unsafe { (*(self.bias.add(col as usize) as *const Words16)).0 };
+                    for q in 0..RUN as usize {
+                        values[tm][tn][first + q] += f32::from_bits(bias[q]);
                     }
-                } else {
-                    for i in 0..len {
-                        let (_, col) = position(tm, tn, i);
-                        // SAFETY: a column clamped into the bias.
-                        values[tm][tn][i] +=
-                            unsafe { *self.bias.add(col.min(self.n - 1) as usize) };
-                    }
+                }
+            });
+        } else if self.has_bias {
+            each_tile!(S::Core, |tm, tn| {
+                for i in 0..len {
+                    let (_, col) = position(tm, tn, i);
+                    // SAFETY: a column clamped into the bias.
+                    values[tm][tn][i] += unsafe { *self.bias.add(col.min(self.n - 1) as usize) };
                 }
             });
         }
@@ -410,8 +410,8 @@ impl<O: Float> Output<O> {
                 rounded[tm][tn][first + 1] = odd;
             }
         });
-        each_tile!(S::Core, |tm, tn| {
-            if wide {
+        if wide {
+            each_tile!(S::Core, |tm, tn| {
                 for run in 0..len / RUN as usize {
                     let first = run * RUN as usize;
                     let (row, col) = position(tm, tn, first);
@@ -421,17 +421,30 @@ impl<O: Float> Output<O> {
                     // SAFETY: as for the read above.
                     unsafe { write_run(self.c.add(at), run) };
                 }
-            } else {
+            });
+        } else if interior {
+            // Apart from the checked stores: with the test merged in, every element took an
+            // exec mask update and a branch (gfx11, whose accumulators hold no runs).
+            each_tile!(S::Core, |tm, tn| {
                 for i in 0..len {
                     let (row, col) = position(tm, tn, i);
-                    if interior || (row < self.m && col < self.n) {
+                    let at = row as usize * self.n as usize + col as usize;
+                    // SAFETY: the block is inside C.
+                    unsafe { *self.c.add(at) = rounded[tm][tn][i] };
+                }
+            });
+        } else {
+            each_tile!(S::Core, |tm, tn| {
+                for i in 0..len {
+                    let (row, col) = position(tm, tn, i);
+                    if row < self.m && col < self.n {
                         let at = row as usize * self.n as usize + col as usize;
                         // SAFETY: inside C.
                         unsafe { *self.c.add(at) = rounded[tm][tn][i] };
                     }
                 }
-            }
-        });
+            });
+        }
     }
 }
 
@@ -557,14 +570,6 @@ unsafe fn accumulate<A: Stage, B: Stage, S: Step, const FULL: bool>(
     if k_tiles == 0 {
         return acc;
     }
-    // SAFETY (every fetch): as the caller guarantees (FULL: every tile lies inside both
-    // matrices). Buffer 0 holds both operands' LDS bytes.
-    unsafe {
-        let (held_a, held_b) = (fetch::<A, FULL>(a, 0), fetch::<B, FULL>(b, 0));
-        a.store(held_a, buffer(0));
-        b.store(held_b, buffer(0).add(A::LDS_BYTES as usize));
-    }
-    workgroup_barrier();
     // SAFETY: buffer t (of two) holds the tile staged and published by the last barrier.
     let step = |acc: &mut Accumulators<S::Core>, t: u32| unsafe {
         let staged = buffer(t);
@@ -577,6 +582,14 @@ unsafe fn accumulate<A: Stage, B: Stage, S: Step, const FULL: bool>(
         );
     };
     if FULL {
+        // SAFETY (every fetch): as the caller guarantees (every tile lies inside both
+        // matrices). Buffer 0 holds both operands' LDS bytes.
+        unsafe {
+            let (held_a, held_b) = (fetch::<A, FULL>(a, 0), fetch::<B, FULL>(b, 0));
+            a.store(held_a, buffer(0));
+            b.store(held_b, buffer(0).add(A::LDS_BYTES as usize));
+        }
+        workgroup_barrier();
         // Tile t + 1's global loads are issued before tile t's matrix instructions and written
         // to LDS after them.
         // `$parity` is `$t % 2`, written as a constant where it is one, so that the buffers'
@@ -621,25 +634,26 @@ unsafe fn accumulate<A: Stage, B: Stage, S: Step, const FULL: bool>(
         step(&mut acc, t % 2);
         return acc;
     }
-    // Edge tiles (and stages without unchecked loads: the decoding ones): global loads two
-    // tiles ahead, tile t + 1 written to LDS before tile t's matrix instructions, so that what
-    // a stage computes for its writes is never live beside the fragments.
-    // SAFETY: as above.
-    let mut held = (k_tiles > 1).then(|| unsafe { (a.fetch(1), b.fetch(1)) });
+    // Edge tiles (and stages without unchecked loads: the decoding ones): tile t + 1's global
+    // loads are issued before tile t's matrix instructions and written to LDS at the top of the
+    // next iteration, so that what a stage computes for its writes is never live beside the
+    // fragments. Each operand is written at one place (a decoding stage's write holds a decoder
+    // per format).
+    // SAFETY: tile 0 of both matrices, as the caller guarantees.
+    let mut held = unsafe { (a.fetch(0), b.fetch(0)) };
     for t in 0..k_tiles {
-        if let Some((held_a, held_b)) = held {
-            // SAFETY: the other buffer's last readers (tile t - 1) passed the barrier that
-            // ended their iteration.
-            unsafe {
-                let staging = buffer(t + 1);
-                a.store(held_a, staging);
-                b.store(held_b, staging.add(A::LDS_BYTES as usize));
-            }
+        // SAFETY: buffer t's last readers (tile t - 2) passed the barrier before tile t - 1.
+        unsafe {
+            let staging = buffer(t);
+            a.store(held.0, staging);
+            b.store(held.1, staging.add(A::LDS_BYTES as usize));
         }
-        // SAFETY: as above.
-        held = (t + 2 < k_tiles).then(|| unsafe { (a.fetch(t + 2), b.fetch(t + 2)) });
-        step(&mut acc, t);
         workgroup_barrier();
+        if t + 1 < k_tiles {
+            // SAFETY: as the caller guarantees.
+            held = unsafe { (a.fetch(t + 1), b.fetch(t + 1)) };
+        }
+        step(&mut acc, t);
     }
     acc
 }
