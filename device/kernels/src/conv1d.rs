@@ -83,17 +83,13 @@ fn filter<const W: usize>(taps: &[f32; W], b: f32, window: &[f32; W], with_silu:
 
 /// The taps and bias of channel `c` of a filter of `width` taps (at most [`MAX_TAPS`]),
 /// widened, loaded once for the wave: lane `j < width` loads tap `j`, lane [`MAX_TAPS`] the
-/// bias, and every lane reads them from those lanes (taps past `width` are 0). Wave-wide.
+/// bias. Returns this lane's value (which [`window_outputs`] reads tap by tap from those
+/// lanes) and the bias. Wave-wide.
 ///
 /// # Safety
 /// `w` must hold `width` taps for channel `c`; `bias` must be null or hold channel `c`.
 #[inline(always)]
-unsafe fn wave_filter<T: Float>(
-    w: *const T,
-    bias: *const T,
-    c: u32,
-    width: u32,
-) -> ([f32; MAX_TAPS], f32) {
+unsafe fn wave_filter<T: Float>(w: *const T, bias: *const T, c: u32, width: u32) -> (f32, f32) {
     let lane = lane_id();
     let mine = if lane < width {
         // SAFETY: tap `lane` of channel c, as the caller guarantees.
@@ -104,8 +100,7 @@ unsafe fn wave_filter<T: Float>(
     } else {
         0.0
     };
-    let taps = core::array::from_fn(|j| read_lane(mine, j as u32));
-    (taps, read_lane(mine, MAX_TAPS as u32))
+    (mine, read_lane(mine, MAX_TAPS as u32))
 }
 
 /// [`MAX_WIDTH`] as an array length.
@@ -155,24 +150,24 @@ unsafe fn load_inputs<T: Float, const WORDS: usize, const WHOLE: bool>(
     }
 }
 
-/// The inputs of a row before `t0` that the outputs from `t0` need, for a filter of up to
-/// [`MAX_WIDTH`] taps (elements `V - (MAX_WIDTH - 1) .. V` of the result are those at
-/// `t0 - (MAX_WIDTH - 1) .. t0`; the others, and inputs before the row, are zero). Every lane passes its own inputs (`own`, from `t0`); a lane takes
+/// The inputs of a row before `t0` that the outputs from `t0` of a filter of `W` taps need
+/// (elements `V - (W - 1) .. V` of the result are those at `t0 - (W - 1) .. t0`; the others,
+/// and inputs before the row, are zero). Every lane passes its own inputs (`own`, from `t0`); a lane takes
 /// the previous lane's, whose `t0` is `V` before its own, and the wave's first lane (whose
 /// `t0` is 0 in the first wave of a row) loads them itself when `t0 > 0`. Wave-wide.
 ///
 /// # Safety
 /// `row` must hold at least `t0` elements when `t0 > 0` and this is the wave's first lane.
 #[inline(always)]
-unsafe fn preceding_inputs<T: Float, const WORDS: usize>(
+unsafe fn preceding_inputs<T: Float, const W: usize, const WORDS: usize>(
     row: *const T,
     own: [T; V],
     t0: u32,
 ) -> [T; V] {
     let lane = lane_id();
     let own_words = to_words::<T, WORDS>(own);
-    // The words holding elements V - (MAX_TAPS - 1) .. V.
-    let first_word = (V + 1 - MAX_TAPS) * size_of::<T>() / 4;
+    // The words holding elements V - (W - 1) .. V.
+    let first_word = (V + 1 - W) * size_of::<T>() / 4;
     let shuffled: [u32; WORDS] = core::array::from_fn(|i| {
         if i >= first_word {
             shuffle(own_words[i], lane.wrapping_sub(1))
@@ -184,7 +179,7 @@ unsafe fn preceding_inputs<T: Float, const WORDS: usize>(
     if lane == 0 {
         before = from_words([0; WORDS]);
         if t0 > 0 {
-            for (k, value) in before.iter_mut().enumerate().skip(V + 1 - MAX_TAPS) {
+            for (k, value) in before.iter_mut().enumerate().skip(V + 1 - W) {
                 // SAFETY: element t0 - V + k of the row, before t0.
                 *value = unsafe { *row.add((t0 as usize - V) + k) };
             }
@@ -220,19 +215,28 @@ unsafe fn causal<T: Float, const WORDS: usize>(
     }
 }
 
-/// The `V` outputs from `t0` of a filter of `W` taps (`taps[..W]`, bias `b`), the inputs
-/// before `t0` in `before` ([`preceding_inputs`]) and those from it in `own`.
+/// The `V` outputs from `t0` of a filter of `W` taps (tap `j` held by lane `j` in `taps`, as
+/// [`wave_filter`] loads them; bias `b`) over the row at `row`, this lane's inputs from `t0`
+/// being `own` (the inputs before them come from [`preceding_inputs`], given `t0`).
+/// Wave-wide.
+///
+/// # Safety
+/// As for [`preceding_inputs`].
 #[inline(always)]
-fn window_outputs<const W: usize>(
-    taps: &[f32; MAX_TAPS],
-    b: f32,
-    before: &[f32; V],
-    own: &[f32; V],
+unsafe fn window_outputs<T: Float, const W: usize, const WORDS: usize>(
+    (taps, b): (f32, f32),
+    row: *const T,
+    own: [T; V],
+    t0: u32,
 ) -> [f32; V] {
     const { assert!(W <= MAX_TAPS && MAX_TAPS <= V + 1) };
+    let taps: [f32; W] = core::array::from_fn(|j| read_lane(taps, j as u32));
+    // SAFETY: as the caller guarantees.
+    let before = widen(unsafe { preceding_inputs::<T, W, WORDS>(row, own, t0) });
+    let own = widen(own);
     core::array::from_fn(|k| {
         let mut acc = b;
-        for (j, tap) in taps[..W].iter().enumerate() {
+        for (j, tap) in taps.iter().enumerate() {
             // Input t0 + k - (W - 1) + j, at index i of `before` followed by `own`.
             let i = V + k + j + 1 - W;
             let input = if i < V { before[i] } else { own[i - V] };
@@ -277,21 +281,22 @@ unsafe fn causal_rows<T: Float, const WORDS: usize, const WHOLE: bool>(
         } else {
             from_words([0; WORDS])
         };
+        let from = if active { t0 } else { 0 };
+        let filter = (taps, b);
         // SAFETY: a lane reading the row does so below its t0, which is below length when
         // active; inactive lanes read nothing (t0 = 0 is the first wave's first lane).
-        let before =
-            widen(unsafe { preceding_inputs::<T, WORDS>(x_row, own, if active { t0 } else { 0 }) });
-        let own = widen(own);
-        let outputs = match width {
-            1 => window_outputs::<1>(&taps, b, &before, &own),
-            2 => window_outputs::<2>(&taps, b, &before, &own),
-            3 => window_outputs::<3>(&taps, b, &before, &own),
-            4 => window_outputs::<4>(&taps, b, &before, &own),
-            5 => window_outputs::<5>(&taps, b, &before, &own),
-            6 => window_outputs::<6>(&taps, b, &before, &own),
-            7 => window_outputs::<7>(&taps, b, &before, &own),
-            // The host refuses other widths.
-            _ => window_outputs::<8>(&taps, b, &before, &own),
+        let outputs = unsafe {
+            match width {
+                1 => window_outputs::<T, 1, WORDS>(filter, x_row, own, from),
+                2 => window_outputs::<T, 2, WORDS>(filter, x_row, own, from),
+                3 => window_outputs::<T, 3, WORDS>(filter, x_row, own, from),
+                4 => window_outputs::<T, 4, WORDS>(filter, x_row, own, from),
+                5 => window_outputs::<T, 5, WORDS>(filter, x_row, own, from),
+                6 => window_outputs::<T, 6, WORDS>(filter, x_row, own, from),
+                7 => window_outputs::<T, 7, WORDS>(filter, x_row, own, from),
+                // The host refuses other widths.
+                _ => window_outputs::<T, 8, WORDS>(filter, x_row, own, from),
+            }
         };
         let outputs = outputs.map(|v| if with_silu { silu(v) } else { v });
         if active {
