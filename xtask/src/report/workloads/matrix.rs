@@ -63,23 +63,44 @@ fn shape_label(s: GemmShape) -> String {
     format!("{}x{}x{}", s.m, s.n, s.k)
 }
 
+/// The layout pairs of the 16-bit GEMM, each its own kernel, with the letters of its name
+/// (`r` row-major, `c` column-major; A's first).
+const LAYOUT_PAIRS: [(Layout, Layout, &str); 4] = [
+    (Layout::RowMajor, Layout::RowMajor, "rr"),
+    (Layout::RowMajor, Layout::ColMajor, "rc"),
+    (Layout::ColMajor, Layout::RowMajor, "cr"),
+    (Layout::ColMajor, Layout::ColMajor, "cc"),
+];
+
+/// The 16-bit GEMM of `T` into `O` in every layout pair.
 fn gemm16<T: GemmInput + Sample, O: GemmOutput + Sample>(r: &mut Runner<'_>, shape: GemmShape) {
+    for (a_layout, b_layout, letters) in LAYOUT_PAIRS {
+        gemm16_in::<T, O>(r, shape, (a_layout, b_layout), letters);
+    }
+}
+
+/// The 16-bit GEMM of `T` into `O` with A and B in `layouts`, labelled with the pair's letters.
+fn gemm16_in<T: GemmInput + Sample, O: GemmOutput + Sample>(
+    r: &mut Runner<'_>,
+    shape: GemmShape,
+    (a_layout, b_layout): (Layout, Layout),
+    letters: &str,
+) {
     let GemmShape { m, n, k } = shape;
     r.measure(Family::Gemm, |r| {
         let a = r.device_floats::<T>(m * k)?;
         let b = r.device_floats::<T>(k * n)?;
         let mut c = r.zeros::<O>(m * n)?;
-        let operands = ((&a, Layout::RowMajor), (&b, Layout::RowMajor));
         r.library.gemm(
             &r.stream,
-            operands.0,
-            operands.1,
+            (&a, a_layout),
+            (&b, b_layout),
             &mut c,
             shape,
             Epilogue::default(),
         )?;
         let label = format!(
-            "gemm {}->{} {}",
+            "gemm {}->{} {} {letters}",
             T::TYPE_NAME,
             O::TYPE_NAME,
             shape_label(shape)
