@@ -342,6 +342,8 @@ impl<O: Float> Output<O> {
             let (r, c) = if S::TRANSPOSED { (c, r) } else { (r, c) };
             (row0 + tm as u32 * tile + r, col0 + tn as u32 * tile + c)
         };
+        // The index in C of a position.
+        let index = |(row, col): (u32, u32)| row as usize * self.n as usize + col as usize;
         let mut values = [[[0.0f32; MAX_ACC]; REPEATS_N]; REPEATS_M];
         each_tile!(S::Core, |tm, tn| {
             for i in 0..len {
@@ -354,8 +356,7 @@ impl<O: Float> Output<O> {
             each_tile!(S::Core, |tm, tn| {
                 for run in 0..len / RUN as usize {
                     let first = run * RUN as usize;
-                    let (row, col) = position(tm, tn, first);
-                    let at = row as usize * self.n as usize + col as usize;
+                    let at = index(position(tm, tn, first));
                     // SAFETY: the run is inside C, aligned to its size (n and col are multiples
                     // of RUN, C is 16-byte aligned).
                     let old = unsafe { read_run(self.c.add(at)) };
@@ -371,7 +372,7 @@ impl<O: Float> Output<O> {
                     let (row, col) = position(tm, tn, i);
                     // Not clamped: another wave may write the element a clamped position names.
                     if interior || (row < self.m && col < self.n) {
-                        let at = row as usize * self.n as usize + col as usize;
+                        let at = index((row, col));
                         // SAFETY: inside C.
                         let old = unsafe { *self.c.add(at) };
                         let value = &mut values[tm][tn][i];
@@ -414,8 +415,7 @@ impl<O: Float> Output<O> {
             each_tile!(S::Core, |tm, tn| {
                 for run in 0..len / RUN as usize {
                     let first = run * RUN as usize;
-                    let (row, col) = position(tm, tn, first);
-                    let at = row as usize * self.n as usize + col as usize;
+                    let at = index(position(tm, tn, first));
                     let run: [O; RUN as usize] =
                         core::array::from_fn(|q| rounded[tm][tn][first + q]);
                     // SAFETY: as for the read above.
@@ -427,8 +427,7 @@ impl<O: Float> Output<O> {
             // exec mask update and a branch (gfx11, whose accumulators hold no runs).
             each_tile!(S::Core, |tm, tn| {
                 for i in 0..len {
-                    let (row, col) = position(tm, tn, i);
-                    let at = row as usize * self.n as usize + col as usize;
+                    let at = index(position(tm, tn, i));
                     // SAFETY: the block is inside C.
                     unsafe { *self.c.add(at) = rounded[tm][tn][i] };
                 }
@@ -438,7 +437,7 @@ impl<O: Float> Output<O> {
                 for i in 0..len {
                     let (row, col) = position(tm, tn, i);
                     if row < self.m && col < self.n {
-                        let at = row as usize * self.n as usize + col as usize;
+                        let at = index((row, col));
                         // SAFETY: inside C.
                         unsafe { *self.c.add(at) = rounded[tm][tn][i] };
                     }
@@ -600,12 +599,7 @@ unsafe fn accumulate<A: Stage, B: Stage, S: Step, const FULL: bool>(
                 // SAFETY: as above.
                 let (held_a, held_b) =
                     unsafe { (fetch::<A, FULL>(a, t + 1), fetch::<B, FULL>(b, t + 1)) };
-                // Without it, the scheduler sank the loads to their LDS writes on CDNA, each
-                // load then waited on at once (gfx942: 6.6 -> 11.9 us modelled at 256^3). On
-                // RDNA its own order is better (gfx1201: 4.1 us, 5.3 with the fence).
-                if cfg!(iron_matrix = "mfma") {
-                    schedule_fence();
-                }
+                keep_loads_ahead();
                 step(&mut acc, parity);
                 // SAFETY: the other buffer's last readers (tile t - 1) passed the barrier that
                 // ended their iteration.
@@ -659,13 +653,21 @@ unsafe fn accumulate<A: Stage, B: Stage, S: Step, const FULL: bool>(
             // SAFETY: as the caller guarantees.
             held = unsafe { (a.fetch(t + 1), b.fetch(t + 1)) };
         }
-        // The loads stay ahead of the tile's work, as in the full loop.
-        if cfg!(iron_matrix = "mfma") {
-            schedule_fence();
-        }
+        keep_loads_ahead();
         step(&mut acc, t);
     }
     acc
+}
+
+/// Keeps the global loads just issued ahead of the tile's matrix instructions that follow. On
+/// CDNA the scheduler otherwise sank them to their LDS writes, each load then waited on at once
+/// (gfx942: 6.6 -> 11.9 us modelled at 256^3); on RDNA its own order is better (gfx1201: 4.1
+/// us, 5.3 with the fence), so there it does nothing.
+#[inline(always)]
+fn keep_loads_ahead() {
+    if cfg!(iron_matrix = "mfma") {
+        schedule_fence();
+    }
 }
 
 /// An operand's share of K tile `tile`, fetched with [`Stage::fetch_full`] when `FULL`, else
