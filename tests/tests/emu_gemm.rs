@@ -15,7 +15,10 @@ mod common;
 use common::{GUARD, LibraryDevice, TestFloat, library_devices, poisoned_floats, rng, upload};
 use iron::DeviceBuffer;
 use iron::library::quant::host::QuantizedTensor;
-use iron::library::quant::{MxFp4, MxFp6E2M3, MxFp6E3M2, MxFp8E4M3, MxFp8E5M2};
+use iron::library::quant::{
+    BlockFormat as QuantFormat, ElementFormat, MxFp4, MxFp6E2M3, MxFp6E3M2, MxFp8E4M3, MxFp8E5M2,
+    pack,
+};
 use iron::library::{
     DeviceQuantizedTensor, Epilogue, Fp8Format, Fp8Matrix, GemmInput, GemmOutput, GemmPath,
     GemmShape, Layout, LibraryError, MxGemmFormat, bf16, f16,
@@ -476,6 +479,116 @@ fn mx_formats_decoded_in_software_everywhere() {
         mx_gemm::<MxFp6E3M2, MxFp6E3M2, bf16>(&d, 32, true);
         mx_gemm::<MxFp4, MxFp4, f32>(&d, 33, true);
         mx_gemm::<MxFp4, MxFp6E2M3, f16>(&d, 34, true);
+    }
+}
+
+/// Checks the decoding kernels' `C[i]` (one column) against the values of A's codes `i`:
+/// NaN for NaN, the same value otherwise (either zero for a zero).
+fn check_code_values(context: &str, got: &[f32], want: &[f64]) {
+    for (i, (&g, &w)) in got.iter().zip(want).enumerate() {
+        let same = if w.is_nan() {
+            g.is_nan()
+        } else {
+            f64::from(g) == w
+        };
+        assert!(same, "{context}: code {i:#x} gave {g}, its value is {w}");
+    }
+}
+
+/// `rows` rows of `k` codes, row `i` holding `first(i)` then zero codes.
+fn first_column_codes(rows: usize, k: usize, first: impl Fn(usize) -> u8) -> Vec<u8> {
+    (0..rows * k)
+        .map(|e| if e % k == 0 { first(e / k) } else { 0 })
+        .collect()
+}
+
+/// The FP8 decoding kernels over every code of `fa`: A holds code `i` in row `i`'s first
+/// column, B (in another format, so that the decoding path runs everywhere) is 1.0 then zeros.
+fn fp8_every_code(d: &LibraryDevice, (fa, fb): (Fp8Format, Fp8Format)) {
+    assert_eq!(d.library.fp8_gemm_path(fa, fb).unwrap(), GemmPath::Decoded);
+    let (m, k) = (256, 32);
+    let one = oracle_format(fb).encode(1.0, Overflow::Saturate) as u8;
+    let a = first_column_codes(m, k, |i| i as u8);
+    let b = first_column_codes(1, k, |_| one);
+    let want: Vec<f64> = (0..m as u32).map(|c| oracle_format(fa).decode(c)).collect();
+    let (a, b) = (
+        DeviceBuffer::from_slice(&d.device, &a).unwrap(),
+        DeviceBuffer::from_slice(&d.device, &b).unwrap(),
+    );
+    let mut c = poisoned_floats::<f32>(&d.device, m);
+    let matrix = |codes, format| Fp8Matrix {
+        codes,
+        format,
+        scale: 1.0,
+    };
+    d.library
+        .gemm_fp8(
+            &d.device.default_stream(),
+            matrix(&a, fa),
+            matrix(&b, fb),
+            &mut c,
+            GemmShape { m, n: 1, k },
+            Epilogue::default(),
+        )
+        .unwrap();
+    let got = c.to_vec().unwrap();
+    check_code_values(&format!("{} {fa:?}", d.gfx), &got[..m], &want);
+}
+
+/// The decoding kernels over every code of MX format `F`'s elements, with unit block scales,
+/// as [`fp8_every_code`] lays them out (B in MXFP8 E4M3).
+fn mx_every_code<F: MxCase>(d: &LibraryDevice) {
+    let bits = <F as QuantFormat>::Element::BITS;
+    let (m, k) = (1 << bits, 32);
+    let codes = first_column_codes(m, k, |i| i as u8);
+    let mut elements = vec![0; pack::packed_len(bits, m * k)];
+    pack::pack_codes(bits, &codes, &mut elements);
+    let scales = vec![E8M0_ONE; m];
+    let want: Vec<f64> = block_values(F::ORACLE, &elements, &scales, 1.0)
+        .into_iter()
+        .step_by(k)
+        .collect();
+    let upload = |bytes: &[u8]| DeviceBuffer::from_slice(&d.device, bytes).unwrap();
+    let a = DeviceQuantizedTensor::<F>::from_parts(m, k, upload(&elements), upload(&scales), 1.0)
+        .unwrap();
+    let one = Format::E4m3fn.encode(1.0, Overflow::Saturate) as u8;
+    let b = DeviceQuantizedTensor::<MxFp8E4M3>::from_parts(
+        1,
+        k,
+        upload(&first_column_codes(1, k, |_| one)),
+        upload(&[E8M0_ONE]),
+        1.0,
+    )
+    .unwrap();
+    let mut c = poisoned_floats::<f32>(&d.device, m);
+    d.library
+        .gemm_mx_decoded(
+            &d.device.default_stream(),
+            &a,
+            &b,
+            &mut c,
+            Epilogue::default(),
+        )
+        .unwrap();
+    let got = c.to_vec().unwrap();
+    check_code_values(&format!("{} {:?}", d.gfx, F::ORACLE), &got[..m], &want);
+}
+
+/// The E8M0 code of 1.0.
+const E8M0_ONE: u8 = 127;
+
+#[test]
+#[ignore = "needs the device build: run `cargo xtask test`"]
+fn every_code_of_every_format_decodes_to_its_value() {
+    use Fp8Format::{E4M3Fn, E4M3Fnuz, E5M2, E5M2Fnuz};
+    for d in library_devices() {
+        fp8_every_code(&d, (E4M3Fn, E5M2));
+        fp8_every_code(&d, (E5M2, E4M3Fn));
+        fp8_every_code(&d, (E4M3Fnuz, E5M2Fnuz));
+        fp8_every_code(&d, (E5M2Fnuz, E4M3Fnuz));
+        mx_every_code::<MxFp6E2M3>(&d);
+        mx_every_code::<MxFp6E3M2>(&d);
+        mx_every_code::<MxFp4>(&d);
     }
 }
 
