@@ -10,10 +10,11 @@
 //! [`Step`] runs the matrix instructions over one staged K tile. The main loop, [`gemm`], has
 //! two forms, chosen once per workgroup. When every K tile of both operands lies inside the
 //! matrices ([`Stage::is_full`]), the loads take no checks ([`Stage::fetch_full`]) and the loop
-//! selects nothing per tile: at tile `t` it issues tile `t + 1`'s global loads, computes tile
-//! `t` from LDS while they are in flight, then writes tile `t + 1` into the other LDS buffer
-//! (two tiles per iteration, so that the LDS buffers' offsets are constants; tile 0 before the
-//! loop, so that its matrix instructions start from constant zeros).
+//! selects nothing per tile: at tile `t` it issues the global loads of tile `t + 2` on CDNA
+//! (`t + 1` on RDNA: `AHEAD`), computes tile `t` from LDS while they are in flight, then writes
+//! tile `t + 1` into the other LDS buffer (two tiles per iteration, so that the LDS buffers'
+//! offsets are constants; tile 0 before the loop, so that its matrix instructions start from
+//! constant zeros).
 //! Otherwise (edge tiles, and stages without unchecked loads such as the decoding ones) each
 //! iteration writes tile `t` (loaded during tile `t - 1`) into its buffer, starts loading tile
 //! `t + 1`, then computes tile `t`; writing before computing keeps what a decoding stage
@@ -582,53 +583,82 @@ unsafe fn accumulate<A: Stage, B: Stage, S: Step, const FULL: bool>(
     };
     if FULL {
         // SAFETY (every fetch): as the caller guarantees (every tile lies inside both
-        // matrices). Buffer 0 holds both operands' LDS bytes.
+        // matrices).
+        let fetch_both = |t: u32| unsafe { (fetch::<A, FULL>(a, t), fetch::<B, FULL>(b, t)) };
+        let first = fetch_both(0);
+        // The tile written to LDS after the next tile's matrix instructions: loaded in the
+        // prologue and one tile before its write when loading two tiles ahead.
+        let mut next = if AHEAD == 2 && k_tiles > 1 {
+            fetch_both(1)
+        } else {
+            first
+        };
+        // SAFETY: buffer 0 holds both operands' LDS bytes, unused yet.
         unsafe {
-            let (held_a, held_b) = (fetch::<A, FULL>(a, 0), fetch::<B, FULL>(b, 0));
-            a.store(held_a, buffer(0));
-            b.store(held_b, buffer(0).add(A::LDS_BYTES as usize));
+            a.store(first.0, buffer(0));
+            b.store(first.1, buffer(0).add(A::LDS_BYTES as usize));
         }
         workgroup_barrier();
-        // Tile t + 1's global loads are issued before tile t's matrix instructions and written
-        // to LDS after them.
-        // `$parity` is `$t % 2`, written as a constant where it is one, so that the buffers'
+        if k_tiles == 1 {
+            step(&mut acc, 0);
+            return acc;
+        }
+        // Tile t (in buffer `$parity`) computed, then tile t + 1 written to the other buffer.
+        // `$parity` is `t % 2`, written as a constant where it is one, so that the buffers'
         // offsets are constants too.
         macro_rules! tile_then_next {
-            ($t:expr, $parity:expr) => {{
-                let (t, parity): (u32, u32) = ($t, $parity);
-                // SAFETY: as above.
-                let (held_a, held_b) =
-                    unsafe { (fetch::<A, FULL>(a, t + 1), fetch::<B, FULL>(b, t + 1)) };
-                keep_loads_ahead();
+            ($parity:expr) => {{
+                let parity: u32 = $parity;
                 step(&mut acc, parity);
                 // SAFETY: the other buffer's last readers (tile t - 1) passed the barrier that
                 // ended their iteration.
                 unsafe {
                     let staging = buffer(parity + 1);
-                    a.store(held_a, staging);
-                    b.store(held_b, staging.add(A::LDS_BYTES as usize));
+                    a.store(next.0, staging);
+                    b.store(next.1, staging.add(A::LDS_BYTES as usize));
                 }
                 workgroup_barrier();
             }};
         }
-        // The loop's body has no conditions: every tile in it has a successor to stage (a test
-        // per tile cost a compare and a branch, 5 % of gfx942's wave-instructions).
-        if k_tiles == 1 {
-            step(&mut acc, 0);
-            return acc;
+        // [`tile_then_next`] with tile t + AHEAD's loads (`$ahead`) issued first, in flight
+        // during its matrix instructions.
+        macro_rules! tile_ahead {
+            ($parity:expr, $ahead:expr) => {{
+                let ahead = $ahead;
+                // One tile ahead, the tile loaded now is the one written after the step.
+                if AHEAD == 1 {
+                    next = ahead;
+                }
+                keep_loads_ahead();
+                tile_then_next!($parity);
+                next = ahead;
+            }};
         }
         // Tile 0 outside the loop: its matrix instructions start from constant zeros, so no
         // register is set to zero before them.
-        tile_then_next!(0, 0);
+        tile_ahead!(
+            0,
+            if k_tiles > AHEAD {
+                fetch_both(AHEAD)
+            } else {
+                next
+            }
+        );
         let mut t = 1;
-        // Two tiles per iteration: the LDS buffers' offsets are constants.
-        while t + 2 < k_tiles {
-            tile_then_next!(t, 1);
-            tile_then_next!(t + 1, 0);
+        // The loop's body has no conditions, two tiles per iteration (the LDS buffers' offsets
+        // are constants): every tile in it has a tile AHEAD tiles on to load (a test per tile
+        // cost a compare and a branch, 5 % of gfx942's wave-instructions).
+        while t + AHEAD + 1 < k_tiles {
+            tile_ahead!(1, fetch_both(t + AHEAD));
+            tile_ahead!(0, fetch_both(t + AHEAD + 1));
             t += 2;
         }
-        if t + 1 < k_tiles {
-            tile_then_next!(t, 1);
+        if t + AHEAD < k_tiles {
+            tile_ahead!(1, fetch_both(t + AHEAD));
+            t += 1;
+        }
+        if AHEAD == 2 && t + 1 < k_tiles {
+            tile_then_next!(t % 2);
             t += 1;
         }
         step(&mut acc, t % 2);
@@ -658,6 +688,13 @@ unsafe fn accumulate<A: Stage, B: Stage, S: Step, const FULL: bool>(
     }
     acc
 }
+
+/// How many K tiles ahead the full-tile loop loads: on CDNA two, so that each load has two tiles'
+/// matrix instructions to arrive in (gfx942 `gemm_f16_f32_rr`: 8.10 -> 6.68 us modelled at
+/// 256^3, 63.2 -> 46.9 us at 2048^3; `rc` 6.20 -> 6.04 and 46.4 -> 42.6); on RDNA one, where two
+/// cost 5-23 % at 256^3 (gained 6-25 % at 2048^3) and put 1 KB more code into kernels already
+/// near 32 KB.
+const AHEAD: u32 = if cfg!(iron_matrix = "mfma") { 2 } else { 1 };
 
 /// Keeps the global loads just issued ahead of the tile's matrix instructions that follow. On
 /// CDNA the scheduler otherwise sank them to their LDS writes, each load then waited on at once
