@@ -22,7 +22,7 @@
 //! software), which the emulator tests check against the same oracle on gfx950 as on gfx942. The
 //! constant `GFX950_CONVERSIONS` switches back to the software decoders.
 
-use crate::decode_fast::{Encoding, FloatLayout, Specials, decode_fast};
+use crate::decode_fast::{Encoding, Specials, decode_fast};
 use iron_quant::block::BlockFormat;
 use iron_quant::{
     E2M1, E2M3, E3M2, E4M3Fn, E4M3Fnuz, E5M2, E5M2Fnuz, ElementFormat, Int8, fp4, fp6, fp8,
@@ -68,48 +68,65 @@ pub trait UnitElement: ElementFormat {
 }
 
 impl UnitElement for E2M1 {
-    const ENCODING: Encoding = Encoding::Float(FloatLayout::new(Self::BITS, 1, 1, Specials::None));
+    const ENCODING: Encoding = Encoding::Float {
+        man_bits: 1,
+        bias: 1,
+        specials: Specials::None,
+    };
     #[cfg(iron_gfx = "gfx950")]
     const CONVERSION: Conversion = Conversion::Fp4;
 }
 impl UnitElement for E2M3 {
-    const ENCODING: Encoding = Encoding::Float(FloatLayout::new(Self::BITS, 3, 1, Specials::None));
+    const ENCODING: Encoding = Encoding::Float {
+        man_bits: 3,
+        bias: 1,
+        specials: Specials::None,
+    };
     #[cfg(iron_gfx = "gfx950")]
     const CONVERSION: Conversion = Conversion::Fp6E2M3;
 }
 impl UnitElement for E3M2 {
-    const ENCODING: Encoding = Encoding::Float(FloatLayout::new(Self::BITS, 2, 3, Specials::None));
+    const ENCODING: Encoding = Encoding::Float {
+        man_bits: 2,
+        bias: 3,
+        specials: Specials::None,
+    };
     #[cfg(iron_gfx = "gfx950")]
     const CONVERSION: Conversion = Conversion::Fp6E3M2;
 }
 impl UnitElement for E4M3Fn {
-    const ENCODING: Encoding =
-        Encoding::Float(FloatLayout::new(Self::BITS, 3, 7, Specials::NanAllOnes));
+    const ENCODING: Encoding = Encoding::Float {
+        man_bits: 3,
+        bias: 7,
+        specials: Specials::NanAllOnes,
+    };
     #[cfg(iron_gfx = "gfx950")]
     const CONVERSION: Conversion = Conversion::Fp8E4M3;
 }
 impl UnitElement for E5M2 {
-    const ENCODING: Encoding = Encoding::Float(FloatLayout::new(Self::BITS, 2, 15, Specials::Ieee));
+    const ENCODING: Encoding = Encoding::Float {
+        man_bits: 2,
+        bias: 15,
+        specials: Specials::Ieee,
+    };
     #[cfg(iron_gfx = "gfx950")]
     const CONVERSION: Conversion = Conversion::Fp8E5M2;
 }
 impl UnitElement for E4M3Fnuz {
-    const ENCODING: Encoding = Encoding::Float(FloatLayout::new(
-        Self::BITS,
-        3,
-        8,
-        Specials::NanAtNegativeZero,
-    ));
+    const ENCODING: Encoding = Encoding::Float {
+        man_bits: 3,
+        bias: 8,
+        specials: Specials::NanAtNegativeZero,
+    };
     #[cfg(iron_gfx = "gfx950")]
     const CONVERSION: Conversion = Conversion::Software;
 }
 impl UnitElement for E5M2Fnuz {
-    const ENCODING: Encoding = Encoding::Float(FloatLayout::new(
-        Self::BITS,
-        2,
-        16,
-        Specials::NanAtNegativeZero,
-    ));
+    const ENCODING: Encoding = Encoding::Float {
+        man_bits: 2,
+        bias: 16,
+        specials: Specials::NanAtNegativeZero,
+    };
     #[cfg(iron_gfx = "gfx950")]
     const CONVERSION: Conversion = Conversion::Software;
 }

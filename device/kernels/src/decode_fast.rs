@@ -1,5 +1,4 @@
-//! A decoder of element codes built for throughput, for the quantized GEMV and the decoding GEMM
-//! (which reads its formats' layouts at run time, [`FloatLayout`]): each code's
+//! A decoder of element codes built for throughput, for the quantized GEMV: each code's
 //! magnitude bits are placed in an f32's exponent and mantissa fields and the result multiplied
 //! by `2^(127 - bias)`, which rebases the exponent and turns a zero exponent field into the
 //! format's subnormals through f32 subnormal arithmetic (Iron's kernels keep f32 subnormals);
@@ -12,10 +11,17 @@ use crate::decode::{UNIT, UnitCodes, UnitElement};
 use iron_quant::pack::fp6_code_in_words;
 
 /// How an element format encodes its values, as the fast decoder needs it.
-#[derive(Clone, Copy, PartialEq)]
+#[derive(Clone, Copy, PartialEq, Eq)]
 pub enum Encoding {
     /// Sign, exponent and mantissa fields.
-    Float(FloatLayout),
+    Float {
+        /// Mantissa bits.
+        man_bits: u32,
+        /// Exponent bias.
+        bias: i32,
+        /// The special codes.
+        specials: Specials,
+    },
     /// A two's complement byte times `2^-6` (MXINT8).
     Int8,
 }
@@ -33,76 +39,6 @@ pub enum Specials {
     NanAtNegativeZero,
 }
 
-/// A code no format here has (codes have at most 8 bits): the "none" of [`FloatLayout`]'s
-/// special codes.
-const NO_CODE: u32 = 1 << 8;
-
-/// A sign/exponent/mantissa format as the values its decoding reads. The GEMV's kernels build
-/// it from constants, one format per kernel; the decoding GEMM builds it at run time from the
-/// format its arguments name, so one decoder serves every format.
-#[derive(Clone, Copy, PartialEq)]
-pub struct FloatLayout {
-    /// Bits per code.
-    bits: u32,
-    /// Mantissa bits.
-    man_bits: u32,
-    /// `2^(127 - bias)`: rebases the code's exponent field, placed in an f32's, to the
-    /// format's bias.
-    rebase: f32,
-    /// The smallest magnitude (code without sign) that is NaN, [`NO_CODE`] when none is.
-    nan_from: u32,
-    /// Whether the code of -0 is NaN (FNUZ).
-    negative_zero_is_nan: bool,
-    /// The magnitude of infinity, [`NO_CODE`] when the format has none.
-    infinity: u32,
-}
-
-impl FloatLayout {
-    /// The layout of a format with `bits` bits per code, `man_bits` of mantissa, exponent
-    /// bias `bias` and special codes `specials`.
-    pub const fn new(bits: u32, man_bits: u32, bias: i32, specials: Specials) -> Self {
-        let max_magnitude = (1 << (bits - 1)) - 1;
-        let infinity = max_magnitude & !((1 << man_bits) - 1);
-        let (nan_from, infinity) = match specials {
-            Specials::None | Specials::NanAtNegativeZero => (NO_CODE, NO_CODE),
-            Specials::NanAllOnes => (max_magnitude, NO_CODE),
-            Specials::Ieee => (infinity + 1, infinity),
-        };
-        FloatLayout {
-            bits,
-            man_bits,
-            rebase: pow2(127 - bias),
-            nan_from,
-            negative_zero_is_nan: matches!(specials, Specials::NanAtNegativeZero),
-            infinity,
-        }
-    }
-
-    /// Bits per code.
-    #[inline(always)]
-    pub fn bits(self) -> u32 {
-        self.bits
-    }
-
-    /// The value of `code` (its low [`FloatLayout::bits`] bits; higher bits must be zero).
-    #[inline(always)]
-    pub fn value(self, code: u32) -> f32 {
-        let sign_bit = 1 << (self.bits - 1);
-        let magnitude = code & (sign_bit - 1);
-        let rebased = f32::from_bits(magnitude << (23 - self.man_bits)) * self.rebase;
-        let unsigned = if magnitude == self.infinity {
-            f32::INFINITY
-        } else {
-            rebased
-        };
-        let number = f32::from_bits(unsigned.to_bits() | ((code & sign_bit) << (32 - self.bits)));
-        // `|` and `&`, not `||` and `&&`: the tests are cheap, and a short circuit left branches
-        // in the GEMV.
-        let nan = (magnitude >= self.nan_from) | (self.negative_zero_is_nan & (code == sign_bit));
-        if nan { f32::NAN } else { number }
-    }
-}
-
 /// `2^k` for `-126 <= k <= 127`.
 #[inline(always)]
 const fn pow2(k: i32) -> f32 {
@@ -114,7 +50,32 @@ const fn pow2(k: i32) -> f32 {
 fn element<E: UnitElement>(code: u32) -> f32 {
     match E::ENCODING {
         Encoding::Int8 => f32::from(code as u8 as i8) * (1.0 / 64.0),
-        Encoding::Float(layout) => layout.value(code),
+        Encoding::Float {
+            man_bits,
+            bias,
+            specials,
+        } => {
+            let sign_bit = 1 << (E::BITS - 1);
+            let magnitude = code & (sign_bit - 1);
+            let rebased = f32::from_bits(magnitude << (23 - man_bits)) * pow2(127 - bias);
+            let sign = (code & sign_bit) << (32 - E::BITS);
+            let number = f32::from_bits(rebased.to_bits() | sign);
+            let exponent_all_ones = magnitude >> man_bits == (sign_bit - 1) >> man_bits;
+            match specials {
+                Specials::None => number,
+                Specials::NanAllOnes if magnitude == sign_bit - 1 => f32::NAN,
+                Specials::Ieee if exponent_all_ones => {
+                    let infinity = f32::INFINITY.to_bits() | sign;
+                    if magnitude == (sign_bit - 1) & !((1 << man_bits) - 1) {
+                        f32::from_bits(infinity)
+                    } else {
+                        f32::NAN
+                    }
+                }
+                Specials::NanAtNegativeZero if code == sign_bit => f32::NAN,
+                _ => number,
+            }
+        }
     }
 }
 

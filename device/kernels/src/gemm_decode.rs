@@ -1,9 +1,7 @@
 //! The staging of the software-decoding GEMM kernels: codes of any FP8/FP6/FP4 format (named at
-//! run time), with or without E8M0 block scales, decoded exactly by the quantized GEMV's
-//! decoder ([`FloatLayout`]) with the format's layout read at run time (one decoder for the
-//! seven formats, held once per operand), scaled in f32 and rounded to bf16 into the 16-bit LDS
-//! layout (swizzled rows of 32 elements, [`swizzled`]), so that the bf16 matrix-instruction step
-//! reads them like any bf16 operand.
+//! run time), with or without E8M0 block scales, decoded by `iron_quant`'s decoders, scaled in
+//! f32 and rounded to bf16 into the 16-bit LDS layout (swizzled rows of 32 elements,
+//! [`swizzled`]), so that the bf16 matrix-instruction step reads them like any bf16 operand.
 //!
 //! Each work-item moves one unit of 16 consecutive-K codes per K tile (128 rows x 2 units): the
 //! global read is one access of 16, 12 or 8 bytes (FP8, FP6, FP4) when the unit lies inside the
@@ -11,26 +9,25 @@
 //! 16, the only operand whose units can be partial or unaligned). Decoding happens on the LDS
 //! side of the stage, after the step that hides the global load's latency.
 
-use crate::decode::UnitElement;
-use crate::decode_fast::{Encoding, FloatLayout};
 use crate::gemm::{BLOCK, THREADS};
 use crate::gemm_mx::{
-    FORMAT_E2M1, FORMAT_E2M3, FORMAT_E3M2, FORMAT_E4M3FN, FORMAT_E4M3FNUZ, FORMAT_E5M2,
+    FORMAT_E2M1, FORMAT_E2M3, FORMAT_E3M2, FORMAT_E4M3FN, FORMAT_E4M3FNUZ, FORMAT_E5M2, format_bits,
 };
 use crate::gemm_stage::{
     HALF_TILE_K, SCALE_ONE, SWIZZLED_ROW_BYTES, Words8, Words16, store16, swizzled,
 };
 use crate::gemm_tile::{Stage, thread};
 use iron_intrinsics::half::f32_to_bf16;
-use iron_quant::pack::fp6_code_in_words;
-use iron_quant::{E2M1, E2M3, E3M2, E4M3Fn, E4M3Fnuz, E5M2, E5M2Fnuz, E8M0, ElementFormat};
+use iron_quant::{
+    E2M3, E3M2, E4M3Fn, E4M3Fnuz, E5M2, E5M2Fnuz, E8M0, ElementFormat, fp4, fp6, fp8,
+};
 
 /// Codes per unit.
 const UNIT: u32 = 16;
 
 /// A byte-coded operand of `rows x k` elements, K-contiguous (row `r`'s codes from bit
-/// `r * k * bits` of the packed stream), in the element format `layout`, with scale codes
-/// `rows x k / 32` when `scaled`.
+/// `r * k * bits` of the packed stream), in the element format `format` (a
+/// [`crate::gemm_mx`] format code), with scale codes `rows x k / 32` when `scaled`.
 pub struct DecodedOperand {
     /// The packed codes.
     pub codes: *const u8,
@@ -40,8 +37,8 @@ pub struct DecodedOperand {
     pub rows: u32,
     /// K.
     pub k: u32,
-    /// The element format.
-    pub layout: FloatLayout,
+    /// The element format code.
+    pub format: u32,
     /// Whether blocks of 32 carry scale codes.
     pub scaled: bool,
     /// The workgroup's first row.
@@ -50,36 +47,27 @@ pub struct DecodedOperand {
 
 const _: () = assert!(BLOCK * HALF_TILE_K / UNIT == THREADS);
 
-/// The layout of the element format with [`crate::gemm_mx`] format code `format` (E5M2FNUZ for
-/// codes past the last).
+/// The 16 values of four FP8 words (byte `i` is element `i`).
 #[inline(always)]
-pub fn format_layout(format: u32) -> FloatLayout {
+fn fp8_values<F: ElementFormat>(w: [u32; 4]) -> [f32; 16] {
+    let words = w.map(fp8::decode_word::<F>);
+    core::array::from_fn(|j| words[j / 4][j % 4])
+}
+
+/// The unscaled values of a unit's codes in format `format`.
+#[inline(always)]
+fn decode_unit(format: u32, w: [u32; 4]) -> [f32; 16] {
     match format {
-        FORMAT_E4M3FN => const { layout::<E4M3Fn>() },
-        FORMAT_E5M2 => const { layout::<E5M2>() },
-        FORMAT_E4M3FNUZ => const { layout::<E4M3Fnuz>() },
-        FORMAT_E2M3 => const { layout::<E2M3>() },
-        FORMAT_E3M2 => const { layout::<E3M2>() },
-        FORMAT_E2M1 => const { layout::<E2M1>() },
-        _ => const { layout::<E5M2Fnuz>() },
-    }
-}
-
-/// The layout of a sign/exponent/mantissa format.
-const fn layout<E: UnitElement>() -> FloatLayout {
-    match E::ENCODING {
-        Encoding::Float(layout) => layout,
-        Encoding::Int8 => panic!("not a sign/exponent/mantissa format"),
-    }
-}
-
-/// The 16 codes of a unit of `bits`-bit codes, code `j` from stream bits `bits * j ..`.
-#[inline(always)]
-fn unit_codes(bits: u32, w: [u32; 4]) -> [u32; 16] {
-    match bits {
-        6 => core::array::from_fn(|j| u32::from(fp6_code_in_words(&[w[0], w[1], w[2]], j))),
-        4 => core::array::from_fn(|j| (w[j / 8] >> (4 * (j % 8))) & 0xF),
-        _ => core::array::from_fn(|j| (w[j / 4] >> (8 * (j % 4))) & 0xFF),
+        FORMAT_E4M3FN => fp8_values::<E4M3Fn>(w),
+        FORMAT_E5M2 => fp8_values::<E5M2>(w),
+        FORMAT_E4M3FNUZ => fp8_values::<E4M3Fnuz>(w),
+        FORMAT_E2M3 => fp6::decode_words::<E2M3>([w[0], w[1], w[2]]),
+        FORMAT_E3M2 => fp6::decode_words::<E3M2>([w[0], w[1], w[2]]),
+        FORMAT_E2M1 => {
+            let (low, high) = (fp4::decode_word(w[0]), fp4::decode_word(w[1]));
+            core::array::from_fn(|j| if j < 8 { low[j] } else { high[j - 8] })
+        }
+        _ => fp8_values::<E5M2Fnuz>(w),
     }
 }
 
@@ -95,7 +83,7 @@ impl DecodedOperand {
     /// its wide read (uniform across the workgroup).
     #[inline(always)]
     fn is_interior(&self, tile: u32) -> bool {
-        let aligned = self.layout.bits() != 8 || self.k.is_multiple_of(UNIT);
+        let aligned = format_bits(self.format) != 8 || self.k.is_multiple_of(UNIT);
         aligned && self.row0 + BLOCK <= self.rows && (tile + 1) * HALF_TILE_K <= self.k
     }
 
@@ -105,8 +93,8 @@ impl DecodedOperand {
     /// # Safety
     /// `codes` must hold `rows` rows of `k` codes, 16-byte aligned, and `row < rows`, `k < self.k`.
     #[inline(always)]
-    unsafe fn unit_words(&self, row: u32, k: u32, interior: bool) -> [u32; 4] {
-        let bits = self.layout.bits();
+    unsafe fn unit_codes(&self, row: u32, k: u32, interior: bool) -> [u32; 4] {
+        let bits = format_bits(self.format);
         let first = (row as usize * self.k as usize + k as usize) * bits as usize / 8;
         // SAFETY: row < rows: the row's codes are inside the buffer.
         let at = unsafe { self.codes.add(first) };
@@ -157,7 +145,7 @@ impl Stage for DecodedOperand {
             return ([0; 4], SCALE_ONE);
         }
         // SAFETY: row < rows and k < k: inside the matrix, as the caller guarantees.
-        let codes = unsafe { self.unit_words(row, k, self.is_interior(tile)) };
+        let codes = unsafe { self.unit_codes(row, k, self.is_interior(tile)) };
         let scale = if self.scaled {
             let at = row as usize * (self.k / 32) as usize + (k / 32) as usize;
             // SAFETY: row < rows and k / 32 < k / 32 blocks of the row.
@@ -172,8 +160,8 @@ impl Stage for DecodedOperand {
     unsafe fn store(&self, (codes, scale): Self::Held, lds: *mut u8) {
         let (r, kk) = Self::unit_position();
         let factor = E8M0::decode_to_f32(scale);
-        let codes = unit_codes(self.layout.bits(), codes);
-        let bits = codes.map(|code| f32_to_bf16(self.layout.value(code) * factor));
+        let values = decode_unit(self.format, codes);
+        let bits: [u16; 16] = core::array::from_fn(|j| f32_to_bf16(values[j] * factor));
         let words: [u32; 8] =
             core::array::from_fn(|w| u32::from(bits[2 * w]) | (u32::from(bits[2 * w + 1]) << 16));
         for half in 0..2 {

@@ -15,8 +15,7 @@
 //!   products of scaled elements summed in f32). `k` must be a multiple of 32.
 //! - every gfx, software decoding: `gemm_decoded_{f32,bf16,f16}`: A and B each in any
 //!   element format of [`FORMAT_E4M3FN`] .. [`FORMAT_E2M1`] (named in `flags`), each with or
-//!   without E8M0 block scales. Each element is decoded exactly (one decoder for every format, its
-//!   layout read at run time: [`crate::decode_fast::FloatLayout`]), multiplied
+//!   without E8M0 block scales. Each element is decoded with `iron_quant`'s decoders, multiplied
 //!   by its block scale in f32 (exact, as `iron_quant` dequantizes) and rounded to bf16 into
 //!   LDS, then the gfx's bf16 instruction accumulates in f32: `v_mfma_f32_32x32x16_bf16`
 //!   (gfx950), `v_mfma_f32_32x32x8_bf16` (gfx90a, gfx942), `v_wmma_f32_16x16x16_bf16`
@@ -43,7 +42,7 @@ use iron_intrinsics::kernel;
 use {
     crate::dtype::Float,
     crate::gemm::GemmBf16Core,
-    crate::gemm_decode::{DecodedOperand, format_layout},
+    crate::gemm_decode::DecodedOperand,
     crate::gemm_stage::HALF_TILE_K,
     crate::gemm_tile::{Output, PlainStep, block_origin, gemm},
 };
@@ -70,6 +69,15 @@ pub const FLAG_B_SCALED: u32 = 1 << 17;
 /// The `flags` bits naming A's and B's element formats for the decoding kernels.
 pub const fn format_flags(a_format: u32, b_format: u32) -> u32 {
     (a_format << 8) | (b_format << 12)
+}
+
+/// Bits per code of a format code.
+pub const fn format_bits(format: u32) -> u32 {
+    match format {
+        FORMAT_E2M3 | FORMAT_E3M2 => 6,
+        FORMAT_E2M1 => 4,
+        _ => 8,
+    }
 }
 
 /// Dynamic LDS of the decoding kernels: two buffers of A's and B's 128 x 32 bf16 tiles (rows of
@@ -110,7 +118,7 @@ unsafe fn gemm_decoded<O: Float>(
         scales: a_scales,
         rows: m,
         k,
-        layout: format_layout((flags >> 8) & 0xF),
+        format: (flags >> 8) & 0xF,
         scaled: flags & FLAG_A_SCALED != 0,
         row0,
     };
@@ -119,7 +127,7 @@ unsafe fn gemm_decoded<O: Float>(
         scales: b_scales,
         rows: n,
         k,
-        layout: format_layout((flags >> 12) & 0xF),
+        format: (flags >> 12) & 0xF,
         scaled: flags & FLAG_B_SCALED != 0,
         row0: col0,
     };
