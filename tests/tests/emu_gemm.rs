@@ -16,8 +16,8 @@ use common::{GUARD, LibraryDevice, TestFloat, library_devices, poisoned_floats, 
 use iron::DeviceBuffer;
 use iron::library::quant::host::QuantizedTensor;
 use iron::library::quant::{
-    BlockFormat as QuantFormat, ElementFormat, MxFp4, MxFp6E2M3, MxFp6E3M2, MxFp8E4M3, MxFp8E5M2,
-    pack,
+    BlockFormat as QuantFormat, E8M0, ElementFormat, MxFp4, MxFp6E2M3, MxFp6E3M2, MxFp8E4M3,
+    MxFp8E5M2, pack,
 };
 use iron::library::{
     DeviceQuantizedTensor, Epilogue, Fp8Format, Fp8Matrix, GemmInput, GemmOutput, GemmPath,
@@ -543,7 +543,7 @@ fn mx_every_code<F: MxCase>(d: &LibraryDevice) {
     let codes = first_column_codes(m, k, |i| i as u8);
     let mut elements = vec![0; pack::packed_len(bits, m * k)];
     pack::pack_codes(bits, &codes, &mut elements);
-    let scales = vec![E8M0_ONE; m];
+    let scales = vec![E8M0::ONE; m];
     let want: Vec<f64> = block_values(F::ORACLE, &elements, &scales, 1.0)
         .into_iter()
         .step_by(k)
@@ -556,7 +556,7 @@ fn mx_every_code<F: MxCase>(d: &LibraryDevice) {
         1,
         k,
         upload(&first_column_codes(1, k, |_| one)),
-        upload(&[E8M0_ONE]),
+        upload(&[E8M0::ONE]),
         1.0,
     )
     .unwrap();
@@ -573,9 +573,6 @@ fn mx_every_code<F: MxCase>(d: &LibraryDevice) {
     let got = c.to_vec().unwrap();
     check_code_values(&format!("{} {:?}", d.gfx, F::ORACLE), &got[..m], &want);
 }
-
-/// The E8M0 code of 1.0.
-const E8M0_ONE: u8 = 127;
 
 #[test]
 #[ignore = "needs the device build: run `cargo xtask test`"]
