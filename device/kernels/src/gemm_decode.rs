@@ -1,7 +1,9 @@
 //! The staging of the software-decoding GEMM kernels: codes of any FP8/FP6/FP4 format (named at
-//! run time), with or without E8M0 block scales, decoded by `iron_quant`'s decoders, scaled in
-//! f32 and rounded to bf16 into the 16-bit LDS layout (swizzled rows of 32 elements,
-//! [`swizzled`]), so that the bf16 matrix-instruction step reads them like any bf16 operand.
+//! run time), with or without E8M0 block scales, decoded exactly by one decoder for every format
+//! (its layout, five uniform values, chosen at run time: `RuntimeLayout`), scaled in f32 and
+//! rounded to bf16 into the 16-bit LDS layout (swizzled rows of 32 elements, [`swizzled`]), so
+//! that the bf16 matrix-instruction step reads them like any bf16 operand. One decoder instead
+//! of seven inlined per operand keeps the kernels under 32 KB of code on CDNA.
 //!
 //! Each work-item moves one unit of 16 consecutive-K codes per K tile (128 rows x 2 units): the
 //! global read is one access of 16, 12 or 8 bytes (FP8, FP6, FP4) when the unit lies inside the
@@ -9,6 +11,8 @@
 //! 16, the only operand whose units can be partial or unaligned). Decoding happens on the LDS
 //! side of the stage, after the step that hides the global load's latency.
 
+use crate::decode::UnitElement;
+use crate::decode_fast::{Encoding, Specials};
 use crate::gemm::{BLOCK, THREADS};
 use crate::gemm_mx::{
     FORMAT_E2M1, FORMAT_E2M3, FORMAT_E3M2, FORMAT_E4M3FN, FORMAT_E4M3FNUZ, FORMAT_E5M2, format_bits,
@@ -18,9 +22,8 @@ use crate::gemm_stage::{
 };
 use crate::gemm_tile::{Stage, thread};
 use iron_intrinsics::half::f32_to_bf16;
-use iron_quant::{
-    E2M3, E3M2, E4M3Fn, E4M3Fnuz, E5M2, E5M2Fnuz, E8M0, ElementFormat, fp4, fp6, fp8,
-};
+use iron_quant::pack::fp6_code_in_words;
+use iron_quant::{E2M1, E2M3, E3M2, E4M3Fn, E4M3Fnuz, E5M2, E5M2Fnuz, E8M0, ElementFormat};
 
 /// Codes per unit.
 const UNIT: u32 = 16;
@@ -47,27 +50,100 @@ pub struct DecodedOperand {
 
 const _: () = assert!(BLOCK * HALF_TILE_K / UNIT == THREADS);
 
-/// The 16 values of four FP8 words (byte `i` is element `i`).
-#[inline(always)]
-fn fp8_values<F: ElementFormat>(w: [u32; 4]) -> [f32; 16] {
-    let words = w.map(fp8::decode_word::<F>);
-    core::array::from_fn(|j| words[j / 4][j % 4])
+/// A format's layout as the run-time decoder reads it: five uniform values, so that one decoder
+/// serves every format and each operand keeps only these live across the K loop.
+///
+/// The decoder takes a code at the top of a word (sign in bit 31) and shifts its magnitude so
+/// that the code's exponent field lands on an f32's; multiplying by `2^(127 - bias)` rebases
+/// the exponent, and a zero exponent field becomes the format's subnormals through f32
+/// subnormal arithmetic (as in [`crate::decode_fast`]). Every code's value is exact in f32.
+#[derive(Clone, Copy)]
+struct RuntimeLayout {
+    /// Right shift from the magnitude at the top of a word to its place in an f32:
+    /// `9 - exponent bits`.
+    place: u32,
+    /// `2^(127 - bias)`.
+    rebase: f32,
+    /// The placed magnitude of infinity; `u32::MAX` (no placed magnitude) when there is none.
+    infinity: u32,
+    /// The smallest placed magnitude that is NaN; `u32::MAX` when none is.
+    nan_from: u32,
+    /// A top-aligned code that is NaN whatever its magnitude rule (FNUZ's -0); `1` (no
+    /// top-aligned code) when there is none.
+    nan_code: u32,
 }
 
-/// The unscaled values of a unit's codes in format `format`.
-#[inline(always)]
-fn decode_unit(format: u32, w: [u32; 4]) -> [f32; 16] {
-    match format {
-        FORMAT_E4M3FN => fp8_values::<E4M3Fn>(w),
-        FORMAT_E5M2 => fp8_values::<E5M2>(w),
-        FORMAT_E4M3FNUZ => fp8_values::<E4M3Fnuz>(w),
-        FORMAT_E2M3 => fp6::decode_words::<E2M3>([w[0], w[1], w[2]]),
-        FORMAT_E3M2 => fp6::decode_words::<E3M2>([w[0], w[1], w[2]]),
-        FORMAT_E2M1 => {
-            let (low, high) = (fp4::decode_word(w[0]), fp4::decode_word(w[1]));
-            core::array::from_fn(|j| if j < 8 { low[j] } else { high[j - 8] })
+/// No placed magnitude and no top-aligned code of at most 8 bits is `u32::MAX`.
+const NONE: u32 = u32::MAX;
+
+impl RuntimeLayout {
+    /// The layout of format `E`.
+    const fn of<E: UnitElement>() -> Self {
+        let Encoding::Float {
+            man_bits,
+            bias,
+            specials,
+        } = E::ENCODING
+        else {
+            panic!("not a sign/exponent/mantissa format")
+        };
+        let exp_bits = E::BITS - 1 - man_bits;
+        let all_ones = ((1 << (exp_bits + man_bits)) - 1) << (23 - man_bits);
+        let infinity = ((1 << exp_bits) - 1) << 23;
+        let (infinity, nan_from, nan_code) = match specials {
+            Specials::None => (NONE, NONE, 1),
+            Specials::NanAllOnes => (NONE, all_ones, 1),
+            Specials::Ieee => (infinity, infinity + 1, 1),
+            Specials::NanAtNegativeZero => (NONE, NONE, 1 << 31),
+        };
+        RuntimeLayout {
+            place: 9 - exp_bits,
+            rebase: f32::from_bits(((127 - bias) as u32 + 127) << 23),
+            infinity,
+            nan_from,
+            nan_code,
         }
-        _ => fp8_values::<E5M2Fnuz>(w),
+    }
+
+    /// The layout of the element format with [`crate::gemm_mx`] format code `format`
+    /// (E5M2FNUZ for codes past the last).
+    #[inline(always)]
+    fn of_format(format: u32) -> Self {
+        match format {
+            FORMAT_E4M3FN => const { Self::of::<E4M3Fn>() },
+            FORMAT_E5M2 => const { Self::of::<E5M2>() },
+            FORMAT_E4M3FNUZ => const { Self::of::<E4M3Fnuz>() },
+            FORMAT_E2M3 => const { Self::of::<E2M3>() },
+            FORMAT_E3M2 => const { Self::of::<E3M2>() },
+            FORMAT_E2M1 => const { Self::of::<E2M1>() },
+            _ => const { Self::of::<E5M2Fnuz>() },
+        }
+    }
+
+    /// The value of the code `top` (its bits at the top of the word, the rest zero).
+    #[inline(always)]
+    fn value(self, top: u32) -> f32 {
+        let placed = (top << 1) >> self.place;
+        let magnitude = if placed == self.infinity {
+            f32::INFINITY
+        } else {
+            f32::from_bits(placed) * self.rebase
+        };
+        let number = f32::from_bits(magnitude.to_bits() | (top & (1 << 31)));
+        // `|`, not `||`: both tests are cheap, and a short circuit would branch.
+        let nan = (placed >= self.nan_from) | (top == self.nan_code);
+        if nan { f32::NAN } else { number }
+    }
+}
+
+/// The 16 codes of a unit of `bits`-bit codes (code `j` from stream bits `bits * j ..`), each
+/// at the top of its word.
+#[inline(always)]
+fn top_aligned_codes(bits: u32, w: [u32; 4]) -> [u32; 16] {
+    match bits {
+        6 => core::array::from_fn(|j| u32::from(fp6_code_in_words(&[w[0], w[1], w[2]], j)) << 26),
+        4 => core::array::from_fn(|j| (w[j / 8] << (28 - 4 * (j % 8))) & 0xF000_0000),
+        _ => core::array::from_fn(|j| (w[j / 4] << (24 - 8 * (j % 4))) & 0xFF00_0000),
     }
 }
 
@@ -160,8 +236,9 @@ impl Stage for DecodedOperand {
     unsafe fn store(&self, (codes, scale): Self::Held, lds: *mut u8) {
         let (r, kk) = Self::unit_position();
         let factor = E8M0::decode_to_f32(scale);
-        let values = decode_unit(self.format, codes);
-        let bits: [u16; 16] = core::array::from_fn(|j| f32_to_bf16(values[j] * factor));
+        let layout = RuntimeLayout::of_format(self.format);
+        let codes = top_aligned_codes(format_bits(self.format), codes);
+        let bits = codes.map(|code| f32_to_bf16(layout.value(code) * factor));
         let words: [u32; 8] =
             core::array::from_fn(|w| u32::from(bits[2 * w]) | (u32::from(bits[2 * w + 1]) << 16));
         for half in 0..2 {
