@@ -1633,6 +1633,459 @@ fn gfx950_wide_loads_to_lds_write_every_dword_of_each_lane() {
     }
 }
 
+/// Runs `body` on one wave of `gfx` with a raw buffer (stride 0) over `buffer` in s[16:19]
+/// (NUM_RECORDS `num_records`, DATA_FORMAT 32) and `soffset` in s21, after `run_on`'s prologue
+/// (inputs in v1..v3, v4..v7 zero, v20 the lane's byte offset). Returns the lanes' v4..v7 and
+/// the buffer afterwards, or `None` without `llc`.
+fn run_raw_buffer(
+    gfx: &str,
+    num_records: u32,
+    soffset: u32,
+    body: &[String],
+    inputs: &[[u32; 64]; 3],
+    buffer: &[u8],
+) -> Option<([[u32; 64]; 4], Vec<u8>)> {
+    let mut lines: Vec<String> = [
+        "s_load_dwordx4 s[8:11], s[0:1], 0x0",
+        "s_load_dwordx2 s[12:13], s[0:1], 0x10",
+        "s_waitcnt lgkmcnt(0)",
+        "v_lshlrev_b32 v20, 2, v0",
+        "global_load_dword v1, v20, s[10:11]",
+        "global_load_dword v2, v20, s[10:11] offset:256",
+        "global_load_dword v3, v20, s[10:11] offset:512",
+        "v_mov_b32 v4, 0",
+        "v_mov_b32 v5, 0",
+        "v_mov_b32 v6, 0",
+        "v_mov_b32 v7, 0",
+        "s_waitcnt vmcnt(0)",
+        "s_mov_b32 s16, s12",
+        "s_and_b32 s17, s13, 0xffff",
+        "s_mov_b32 s19, 0x27000",
+    ]
+    .map(String::from)
+    .to_vec();
+    lines.push(format!("s_mov_b32 s18, {num_records:#x}"));
+    lines.push(format!("s_mov_b32 s21, {soffset:#x}"));
+    lines.extend(body.iter().cloned());
+    lines.extend(
+        [
+            "s_waitcnt vmcnt(0)",
+            "s_mov_b64 exec, -1",
+            "global_store_dword v20, v4, s[8:9]",
+            "global_store_dword v20, v5, s[8:9] offset:256",
+            "global_store_dword v20, v6, s[8:9] offset:512",
+            "global_store_dword v20, v7, s[8:9] offset:768",
+        ]
+        .map(String::from),
+    );
+    let refs: Vec<&str> = lines.iter().map(String::as_str).collect();
+    let mut k = AsmKernel::new(gfx, &refs)?;
+    let input: Vec<u32> = inputs.iter().flatten().copied().collect();
+    let mem = k.gpu.memory_mut();
+    let pin = mem.alloc(768, 256).unwrap();
+    mem.write(pin, &bytes_of(&input)).unwrap();
+    let pout = mem.alloc(1024, 256).unwrap();
+    mem.write(pout, &[0xee; 1024]).unwrap();
+    let pbuf = mem.alloc(buffer.len() as u64, 256).unwrap();
+    mem.write(pbuf, buffer).unwrap();
+    k.run(
+        &Args::default().ptr(pout).ptr(pin).ptr(pbuf).0,
+        [1, 1, 1],
+        [64, 1, 1],
+    )
+    .unwrap_or_else(|e| panic!("{gfx}: {e}"));
+    let out: Vec<u32> = from_bytes(&k.gpu.memory().read_vec(pout, 1024).unwrap());
+    let after = k.gpu.memory().read_vec(pbuf, buffer.len() as u64).unwrap();
+    Some((
+        std::array::from_fn(|k| std::array::from_fn(|l| out[k * 64 + l])),
+        after,
+    ))
+}
+
+/// Seeded random bytes.
+fn random_bytes(seed: u64, n: usize) -> Vec<u8> {
+    let mut rng = StdRng::seed_from_u64(seed);
+    (0..n).map(|_| rng.random()).collect()
+}
+
+/// Bytes `p..p + n` (n <= 4) of `b` as a little-endian number.
+fn le(b: &[u8], p: usize, n: usize) -> u32 {
+    (0..n).fold(0, |v, k| v | u32::from(b[p + k]) << (8 * k))
+}
+
+fn sext(v: u32, bits: u32) -> u32 {
+    ((v << (32 - bits)) as i32 >> (32 - bits)) as u32
+}
+
+/// The body lines of a buffer test.
+fn strings(lines: &[&str]) -> Vec<String> {
+    lines.iter().map(|l| l.to_string()).collect()
+}
+
+#[test]
+fn buffer_raw_loads_check_each_dword_against_num_records() {
+    // NUM_RECORDS 301 (odd); offsets (v1 + offset:8) near it, so wide loads straddle the end.
+    // Each dword piece (the whole access below a dword) is read if offset + its end is at most
+    // NUM_RECORDS, else reads zero; soffset moves the address but is not part of the check.
+    let limit = 301;
+    let buffer = random_bytes(170, 1024);
+    let mut rng = StdRng::seed_from_u64(171);
+    let mut inputs = random(172);
+    inputs[0] = std::array::from_fn(|t| {
+        if t % 4 == 0 {
+            rng.random_range(0..64)
+        } else {
+            rng.random_range(250..320)
+        }
+    });
+    // (body, per-lane expectation from (model of a load of n bytes, v2, v3))
+    type Want = fn(&dyn Fn(usize) -> [u32; 4], u32, u32) -> [u32; 4];
+    let poison = [
+        "v_mov_b32 v4, -1",
+        "v_mov_b32 v5, -1",
+        "v_mov_b32 v6, -1",
+        "v_mov_b32 v7, -1",
+    ];
+    let cases: [(&[&str], Want); 4] = [
+        (
+            &["buffer_load_dwordx4 v[4:7], v1, s[16:19], s21 offen offset:8"],
+            |m, _, _| m(16),
+        ),
+        (
+            &[
+                "buffer_load_dwordx3 v[4:6], v1, s[16:19], s21 offen offset:8",
+                "buffer_load_ubyte v7, v1, s[16:19], s21 offen offset:8",
+            ],
+            |m, _, _| {
+                let w = m(12);
+                [w[0], w[1], w[2], m(1)[0]]
+            },
+        ),
+        (
+            &[
+                "buffer_load_dwordx2 v[4:5], v1, s[16:19], s21 offen offset:8",
+                "buffer_load_sshort v6, v1, s[16:19], s21 offen offset:8",
+                "buffer_load_sbyte v7, v1, s[16:19], s21 offen offset:8",
+            ],
+            |m, _, _| {
+                let w = m(8);
+                [w[0], w[1], sext(m(2)[0], 16), sext(m(1)[0], 8)]
+            },
+        ),
+        (
+            &[
+                "buffer_load_dword v4, v1, s[16:19], s21 offen offset:8",
+                "buffer_load_ushort v5, v1, s[16:19], s21 offen offset:8",
+                "v_mov_b32 v6, v2",
+                "buffer_load_short_d16 v6, v1, s[16:19], s21 offen offset:8",
+                "v_mov_b32 v7, v3",
+                "buffer_load_sbyte_d16_hi v7, v1, s[16:19], s21 offen offset:8",
+            ],
+            |m, a, b| {
+                [
+                    m(4)[0],
+                    m(2)[0],
+                    a & 0xffff_0000 | m(2)[0],
+                    b & 0xffff | sext(m(1)[0], 8) << 16,
+                ]
+            },
+        ),
+    ];
+    for gfx in GFX {
+        for soffset in [0, 400] {
+            for (body, want) in cases {
+                let mut lines = strings(&poison);
+                lines.extend(strings(body));
+                let Some((out, _)) = run_raw_buffer(gfx, limit, soffset, &lines, &inputs, &buffer)
+                else {
+                    common::skip("llc not available");
+                    return;
+                };
+                for l in 0..64 {
+                    let offset = 8 + inputs[0][l] as usize;
+                    // Piece k of a load of n bytes: in range if offset + 4k + min(n, 4) <= limit.
+                    let model = |n: usize| -> [u32; 4] {
+                        let piece = n.min(4);
+                        std::array::from_fn(|k| {
+                            let at = offset + 4 * k;
+                            if k < n.div_ceil(4) && at + piece <= limit as usize {
+                                le(&buffer, soffset as usize + at, piece)
+                            } else {
+                                0
+                            }
+                        })
+                    };
+                    let w = want(&model, inputs[1][l], inputs[2][l]);
+                    for k in 0..4 {
+                        assert_eq!(
+                            out[k][l],
+                            w[k],
+                            "{gfx} {body:?} soffset {soffset} lane {l} (offset {offset}) v{}",
+                            4 + k
+                        );
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[test]
+#[allow(
+    clippy::needless_range_loop,
+    reason = "lane t's data registers and offset"
+)]
+fn buffer_raw_stores_write_only_the_dwords_in_range() {
+    // Lane t stores at offset 16t + 4 (plus soffset 8 in the address only); NUM_RECORDS ends
+    // 10 bytes into lane 50's access: its first two dwords are written, the others are not.
+    let buffer = random_bytes(173, 1100);
+    let data = random(174);
+    let soffset = 8usize;
+    let limit = 16 * 50 + 4 + 10;
+    // (store, bytes per lane, first byte taken from the data registers)
+    let cases: [(&str, usize, usize); 8] = [
+        (
+            "buffer_store_dwordx4 v[4:7], v21, s[16:19], s21 offen offset:4",
+            16,
+            0,
+        ),
+        (
+            "buffer_store_dwordx3 v[4:6], v21, s[16:19], s21 offen offset:4",
+            12,
+            0,
+        ),
+        (
+            "buffer_store_dwordx2 v[4:5], v21, s[16:19], s21 offen offset:4",
+            8,
+            0,
+        ),
+        (
+            "buffer_store_dword v4, v21, s[16:19], s21 offen offset:4",
+            4,
+            0,
+        ),
+        (
+            "buffer_store_short v4, v21, s[16:19], s21 offen offset:4",
+            2,
+            0,
+        ),
+        (
+            "buffer_store_byte v4, v21, s[16:19], s21 offen offset:4",
+            1,
+            0,
+        ),
+        (
+            "buffer_store_short_d16_hi v4, v21, s[16:19], s21 offen offset:4",
+            2,
+            2,
+        ),
+        (
+            "buffer_store_byte_d16_hi v4, v21, s[16:19], s21 offen offset:4",
+            1,
+            2,
+        ),
+    ];
+    for gfx in GFX {
+        for (store, bytes, from) in cases {
+            let body = strings(&[
+                "v_lshlrev_b32 v21, 4, v0",
+                "v_mov_b32 v4, v1",
+                "v_mov_b32 v5, v2",
+                "v_mov_b32 v6, v3",
+                "v_xor_b32 v7, v1, v2",
+                store,
+            ]);
+            let Some((_, after)) =
+                run_raw_buffer(gfx, limit as u32, soffset as u32, &body, &data, &buffer)
+            else {
+                common::skip("llc not available");
+                return;
+            };
+            let mut want = buffer.clone();
+            for t in 0..64 {
+                let regs = [data[0][t], data[1][t], data[2][t], data[0][t] ^ data[1][t]];
+                let src: Vec<u8> = regs.iter().flat_map(|r| r.to_le_bytes()).collect();
+                let offset = 4 + 16 * t;
+                let piece = bytes.min(4);
+                for k in 0..bytes.div_ceil(4) {
+                    if offset + 4 * k + piece <= limit {
+                        for j in 0..piece {
+                            want[soffset + offset + 4 * k + j] = src[from + 4 * k + j];
+                        }
+                    }
+                }
+            }
+            // The model itself: lane 50's x3/x4 store writes its first two dwords, not the rest.
+            if bytes > 8 {
+                let at = soffset + 4 + 16 * 50;
+                assert_ne!(want[at..at + 8], buffer[at..at + 8], "{store}: lane 50");
+                assert_eq!(
+                    want[at + 8..at + 16],
+                    buffer[at + 8..at + 16],
+                    "{store}: lane 50"
+                );
+            }
+            for (at, (g, w)) in after.iter().zip(&want).enumerate() {
+                assert_eq!(g, w, "{gfx} {store}: byte {at}");
+            }
+        }
+    }
+}
+
+#[test]
+fn buffer_atomics_are_range_checked_as_a_whole() {
+    // Lane t works on the 8 bytes at offset 8t (plus soffset 4 in the address); NUM_RECORDS
+    // 8 * 40 + 4 keeps lane 40's first dword in range: its 32-bit atomic runs, its 64-bit ones
+    // (which straddle the end) are dropped whole and return zero, as are all later lanes'.
+    let limit = 8 * 40 + 4;
+    let soffset = 4usize;
+    let buffer = random_bytes(175, 600);
+    let inputs = random(176);
+    // (atomic, bytes, new value from (old, data))
+    type Op = fn(u64, u64) -> u64;
+    let cases: [(&str, usize, Op); 4] = [
+        ("buffer_atomic_add_x2 v[4:5]", 8, |o, d| o.wrapping_add(d)),
+        ("buffer_atomic_swap_x2 v[4:5]", 8, |_, d| d),
+        ("buffer_atomic_umax_x2 v[4:5]", 8, |o, d| o.max(d)),
+        ("buffer_atomic_add v4", 4, |o, d| {
+            (o as u32).wrapping_add(d as u32).into()
+        }),
+    ];
+    for gfx in GFX {
+        let glc = if gfx == "gfx90a" { "glc" } else { "sc0" };
+        for (atomic, bytes, op) in cases {
+            let body = vec![
+                "v_lshlrev_b32 v21, 3, v0".to_string(),
+                "v_mov_b32 v4, v1".to_string(),
+                "v_mov_b32 v5, v2".to_string(),
+                format!("{atomic}, v21, s[16:19], s21 offen {glc}"),
+            ];
+            let Some((out, after)) =
+                run_raw_buffer(gfx, limit as u32, soffset as u32, &body, &inputs, &buffer)
+            else {
+                common::skip("llc not available");
+                return;
+            };
+            let mut want = buffer.clone();
+            for t in 0..64 {
+                let at = soffset + 8 * t;
+                let old = (0..bytes).fold(0u64, |v, k| v | u64::from(buffer[at + k]) << (8 * k));
+                let data = u64::from(inputs[0][t]) | u64::from(inputs[1][t]) << 32;
+                let in_range = 8 * t + bytes <= limit;
+                if in_range {
+                    let new = op(old, data);
+                    want[at..at + bytes].copy_from_slice(&new.to_le_bytes()[..bytes]);
+                }
+                let returned = if in_range { old } else { 0 };
+                assert_eq!(
+                    out[0][t], returned as u32,
+                    "{gfx} {atomic} lane {t}: returned"
+                );
+                if bytes == 8 {
+                    let hi = (returned >> 32) as u32;
+                    assert_eq!(out[1][t], hi, "{gfx} {atomic} lane {t}: returned high");
+                }
+            }
+            for (at, (g, w)) in after.iter().zip(&want).enumerate() {
+                assert_eq!(g, w, "{gfx} {atomic}: byte {at}");
+            }
+        }
+    }
+}
+
+#[test]
+fn buffer_accesses_at_offset_0x80000000_are_out_of_range() {
+    // A V# of 4096 bytes and every lane's offset 0x80000000: the loads read zero, the stores and
+    // the atomic are dropped (it returns zero), whatever their width.
+    let buffer = random_bytes(177, 4096);
+    let inputs = random(178);
+    let glc = |gfx: &str| if gfx == "gfx90a" { "glc" } else { "sc0" };
+    for gfx in GFX {
+        let mut body = strings(&[
+            "v_mov_b32 v21, 0x80000000",
+            "v_mov_b32 v4, -1",
+            "v_mov_b32 v5, -1",
+            "v_mov_b32 v6, -1",
+            "v_mov_b32 v7, -1",
+            "buffer_load_dwordx2 v[4:5], v21, s[16:19], s21 offen offset:16",
+            "buffer_load_ubyte v6, v21, s[16:19], s21 offen",
+            "buffer_store_dwordx4 v[0:3], v21, s[16:19], s21 offen",
+            "buffer_store_dword v1, v21, s[16:19], s21 offen offset:4092",
+            "buffer_store_byte v2, v21, s[16:19], s21 offen offset:7",
+            "v_mov_b32 v8, v3",
+        ]);
+        body.push(format!(
+            "buffer_atomic_add v8, v21, s[16:19], s21 offen {}",
+            glc(gfx)
+        ));
+        body.push("s_waitcnt vmcnt(0)".into());
+        body.push("v_mov_b32 v7, v8".into());
+        let Some((out, after)) = run_raw_buffer(gfx, 4096, 0, &body, &inputs, &buffer) else {
+            common::skip("llc not available");
+            return;
+        };
+        for (k, what) in ["dwordx2 low", "dwordx2 high", "ubyte", "atomic"]
+            .iter()
+            .enumerate()
+        {
+            for (l, &got) in out[k].iter().enumerate() {
+                assert_eq!(got, 0, "{gfx} lane {l}: {what}");
+            }
+        }
+        assert!(after == buffer, "{gfx}: the buffer is unchanged");
+    }
+}
+
+#[test]
+#[allow(
+    clippy::needless_range_loop,
+    reason = "lane l's four outputs and its offsets"
+)]
+fn gfx950_wide_buffer_loads_to_lds_check_each_dword() {
+    // buffer_load_dwordx4 ... lds over a buffer of 408 bytes from offset (l & 31) * 16: lanes 25
+    // and 57 straddle its end (their first two dwords are read, the others write zeros into the
+    // LDS, which starts poisoned); later lanes write only zeros.
+    let body = [
+        "s_mov_b32 s12, s10",
+        "s_mov_b32 s13, s11",
+        "s_movk_i32 s14, 408",
+        "s_mov_b32 s15, 0x27000",
+        "v_and_b32 v21, 31, v0",
+        "v_lshlrev_b32 v21, 4, v21",
+        "v_lshlrev_b32 v22, 4, v0",
+        "v_mov_b32 v8, -1",
+        "v_mov_b32 v9, -1",
+        "v_mov_b32 v10, -1",
+        "v_mov_b32 v11, -1",
+        "ds_write_b128 v22, v[8:11]",
+        "s_waitcnt lgkmcnt(0)",
+        "s_barrier",
+        "s_mov_b32 m0, 0",
+        "buffer_load_dwordx4 v21, s[12:15], 0 offen lds",
+        "s_waitcnt vmcnt(0)",
+        "ds_read_b128 v[4:7], v22",
+        "s_waitcnt lgkmcnt(0)",
+    ];
+    if common::llvm_tool("llc").is_none() {
+        common::skip("llc not available");
+        return;
+    }
+    let inputs = random(179);
+    let out = run_with_lds("gfx950", &body, &inputs, 1024);
+    let bytes = input_bytes(&inputs);
+    for l in 0..64 {
+        let at = (l & 31) * 16;
+        for k in 0..4 {
+            let want = if at + 4 * k + 4 <= 408 {
+                dword_at(&bytes, at + 4 * k)
+            } else {
+                0
+            };
+            assert_eq!(out[k][l], want, "lane {l} dword {k}");
+        }
+    }
+}
+
 #[test]
 fn gfx950_transposing_lds_loads_exchange_elements_within_16_lanes() {
     if common::llvm_tool("llc").is_none() {

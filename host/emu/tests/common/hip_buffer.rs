@@ -2,13 +2,13 @@
 //! seeded random data, compared with a host model of the range checks; run per build by
 //! `run_hip_buffer.rs`. Outputs are poisoned first.
 //!
-//! The range check differs by family. RDNA (OOB_SELECT 3 for raw buffers, the guides' table):
-//! each dword of an access is in range if soffset + offset + its end is at most NUM_RECORDS;
-//! structured buffers (OOB_SELECT 0) need index < NUM_RECORDS and offset + size <= stride. GFX9:
-//! offset + size <= NUM_RECORDS with soffset left out, or index < NUM_RECORDS with an index and a
-//! stride. The CDNA runs use NUM_RECORDS that no access straddles (how GFX9 checks the dwords of a
-//! straddling access is not what these tests are about); the RDNA runs make the last lanes in
-//! range straddle the end.
+//! Both families check an untyped load or store dword by dword (a byte or a short as one piece)
+//! and an atomic as a whole. RDNA (OOB_SELECT 3 for raw buffers, the guides' table): a piece is
+//! in range if soffset + its offset + its size is at most NUM_RECORDS; structured buffers
+//! (OOB_SELECT 0) need index < NUM_RECORDS and offset + size <= stride. GFX9: its offset + its
+//! size <= NUM_RECORDS with soffset left out, or index < NUM_RECORDS with an index and a stride.
+//! NUM_RECORDS of the raw loads and stores ends 6 bytes past a whole number of elements, so that
+//! the last lanes in range straddle the end.
 
 use super::variant::Variant;
 use super::{Args, Loaded, bytes_of, data, from_bytes, load, read_code_object};
@@ -40,32 +40,26 @@ fn le(b: &[u8], p: usize, n: usize) -> u32 {
     (0..n).fold(0, |v, k| v | u32::from(b[p + k]) << (8 * k))
 }
 
-/// Whether the dword piece of `piece` bytes at byte `at` of a raw access of `bytes` starting at
-/// `offset` is in range.
-fn raw_in_range(
-    v: &Variant,
-    nr: u32,
-    soffset: u32,
-    offset: usize,
-    bytes: usize,
-    at: usize,
-) -> bool {
+/// Whether the dword piece at offset `at` of a raw access of `bytes` (one piece of `bytes` below
+/// a dword) is in range.
+fn raw_in_range(v: &Variant, nr: u32, soffset: u32, bytes: usize, at: usize) -> bool {
     let (nr, soffset) = (nr as usize, soffset as usize);
+    let end = at + bytes.min(4);
     if v.rdna {
-        soffset + at + bytes.min(4) <= nr
+        soffset + end <= nr
     } else {
-        offset + bytes <= nr
+        end <= nr
     }
 }
 
 /// The widths of `raw_loads` and `raw_stores`, region by region.
 const WIDTHS: [usize; 6] = [16, 12, 8, 4, 2, 1];
 
-/// NUM_RECORDS of each region: 100 elements, plus on RDNA soffset and 6 bytes (straddling).
+/// NUM_RECORDS of each region: 100 elements and 6 bytes (straddling), plus on RDNA soffset.
 fn region_records(v: &Variant, soffset: u32) -> [u32; 6] {
     WIDTHS.map(|w| {
-        let n = 100 * w as u32;
-        if v.rdna { n + soffset + 6 } else { n }
+        let n = 100 * w as u32 + 6;
+        if v.rdna { n + soffset } else { n }
     })
 }
 
@@ -96,7 +90,7 @@ pub fn raw_loads_read_zero_past_num_records(v: &Variant) {
             let base = r * 2048 + soffset as usize;
             for d in 0..w.div_ceil(4) {
                 let at = offset + 4 * d;
-                want.push(if raw_in_range(v, nr[r], soffset, offset, w, at) {
+                want.push(if raw_in_range(v, nr[r], soffset, w, at) {
                     le(&src, base + at, w.min(4))
                 } else {
                     0
@@ -142,7 +136,7 @@ pub fn raw_stores_drop_what_is_past_num_records(v: &Variant) {
             };
             for d in 0..w.div_ceil(4) {
                 let at = offset + 4 * d;
-                if raw_in_range(v, nr[r], soffset, offset, w, at) {
+                if raw_in_range(v, nr[r], soffset, w, at) {
                     for j in 0..w.min(4) {
                         want[base + at + j] = data[from + 4 * d + j];
                     }
@@ -222,7 +216,7 @@ pub fn atomics_return_old_values_and_skip_lanes_out_of_range(v: &Variant) {
     let old: Vec<u32> = from_bytes(&k.download(pold, old_words * 4));
     let mut want = mem.clone();
     for t in 0..THREADS {
-        let in32 = raw_in_range(v, nr, soffset, 4 * t, 4, 4 * t);
+        let in32 = raw_in_range(v, nr, soffset, 4, 4 * t);
         for (r, op) in OPS32.iter().enumerate() {
             let p = slot(r, t);
             let before = u64::from(le(&mem, p, 4));
@@ -242,8 +236,9 @@ pub fn atomics_return_old_values_and_skip_lanes_out_of_range(v: &Variant) {
                 assert_eq!(old[r * THREADS + t], returned, "{gfx} {op} work-item {t}");
             }
         }
-        let in64 = raw_in_range(v, nr, soffset, 8 * t, 8, 8 * t)
-            && (!v.rdna || raw_in_range(v, nr, soffset, 8 * t, 8, 8 * t + 4));
+        // In or out as a whole: a 64-bit atomic whose second dword is past the end is dropped.
+        let in64 =
+            raw_in_range(v, nr, soffset, 8, 8 * t) && raw_in_range(v, nr, soffset, 8, 8 * t + 4);
         let w = u64::from(y[t]) << 32 | u64::from(x[t]);
         let c = u64::from(x[t]) << 32 | u64::from(y[t]);
         for (r, op) in OPS64.iter().enumerate() {

@@ -350,7 +350,13 @@ pub(crate) fn execute_access(
         | Access::LoadLds { bytes, .. } => bytes,
         Access::Nop => 0,
     };
-    let places = addresses(ctx, w, i, bytes)?;
+    // Untyped buffer loads and stores are range-checked dword by dword; atomics (and the
+    // formatted accesses, executed elsewhere) as a whole. See `buffer_addresses`.
+    let per_dword = matches!(
+        access,
+        Access::Load { .. } | Access::Store { .. } | Access::LoadLds { .. }
+    );
+    let (places, in_range) = places(ctx, w, i, bytes, per_dword)?;
     let mut data = [[0u64; 64]; 2];
     match access {
         Access::Store { .. } | Access::Atomic { .. } => {
@@ -375,7 +381,9 @@ pub(crate) fn execute_access(
         match access {
             Access::Load { bytes, signed, .. } => {
                 let mut buf = [0u8; 16];
-                read_bytes(ctx, place, l, &mut buf[..bytes as usize])?;
+                for (at, range) in parts(place, in_range[l], bytes) {
+                    read_bytes(ctx, at, l, &mut buf[range])?;
+                }
                 extend(&buf, bytes, signed, &mut out[l]);
             }
             Access::LoadLds { bytes, signed } => {
@@ -383,7 +391,9 @@ pub(crate) fn execute_access(
                 // one: bytes and shorts arrive extended to a dword), the CDNA3/CDNA4 guides'
                 // "Memory Buffer Load to LDS".
                 let mut buf = [0u8; 16];
-                read_bytes(ctx, place, l, &mut buf[..bytes as usize])?;
+                for (at, range) in parts(place, in_range[l], bytes) {
+                    read_bytes(ctx, at, l, &mut buf[range])?;
+                }
                 let mut v = [0u32; 4];
                 extend(&buf, bytes, signed, &mut v);
                 let width = bytes.max(4) as usize;
@@ -402,7 +412,10 @@ pub(crate) fn execute_access(
                 buf[..8].copy_from_slice(&lo);
                 buf[8..].copy_from_slice(&hi_w);
                 let start = if hi { 2 } else { 0 };
-                write_bytes(ctx, place, l, &buf[start..start + bytes as usize])?;
+                let src = &buf[start..start + bytes as usize];
+                for (at, range) in parts(place, in_range[l], bytes) {
+                    write_bytes(ctx, at, l, &src[range])?;
+                }
             }
             Access::Atomic { op, bytes } => {
                 // cmpswap: data holds {new, compare} (two registers, or four for _x2).
@@ -537,13 +550,67 @@ pub(crate) fn write_result(
     Ok(())
 }
 
-/// Per-lane places of a memory instruction.
+/// Bit mask of the dword pieces of an access of `bytes` (one piece below a dword).
+fn all_pieces(bytes: u32) -> u8 {
+    (1u8 << bytes.div_ceil(4).clamp(1, 4)) - 1
+}
+
+/// The parts of one lane's access that move data, as (place, bytes of the access): the whole
+/// access when every piece is in range (`in_range`, a mask from [`places`]), else each dword piece
+/// in range on its own. A lane with no piece in range has none: its loads read zero.
+fn parts(
+    place: Place,
+    in_range: u8,
+    bytes: u32,
+) -> impl Iterator<Item = (Place, std::ops::Range<usize>)> {
+    let whole = in_range == all_pieces(bytes);
+    let n = if whole { 1 } else { bytes.div_ceil(4) };
+    (0..n)
+        .filter(move |&k| whole || in_range >> k & 1 == 1)
+        .map(move |k| {
+            if whole {
+                (place, 0..bytes as usize)
+            } else {
+                let at = 4 * k as usize;
+                (shifted(place, at as u64), at..at + 4)
+            }
+        })
+}
+
+/// `place` moved on by `by` bytes.
+fn shifted(place: Place, by: u64) -> Place {
+    match place {
+        Place::Global(a) => Place::Global(a.wrapping_add(by)),
+        Place::Lds(o) => Place::Lds(o + by),
+        Place::Scratch { offset, base } => Place::Scratch {
+            offset: offset + by,
+            base,
+        },
+        Place::Discard => Place::Discard,
+    }
+}
+
+/// Per-lane places of a memory instruction, each access range-checked as a whole.
 pub(crate) fn addresses(
     ctx: &Ctx<'_>,
     w: &Wave,
     i: &Instruction,
     bytes: u32,
 ) -> Result<[Place; 64], Fault> {
+    Ok(places(ctx, w, i, bytes, false)?.0)
+}
+
+/// Per-lane places of a memory instruction, and per lane the mask of the access's dword pieces
+/// that are in range (bit k: bytes 4k..4k + 4; a single piece below a dword). Only a buffer
+/// access can be partly in range, and only with `per_dword` (see [`buffer_addresses`]); every
+/// other lane's mask is all or nothing.
+fn places(
+    ctx: &Ctx<'_>,
+    w: &Wave,
+    i: &Instruction,
+    bytes: u32,
+    per_dword: bool,
+) -> Result<([Place; 64], [u8; 64]), Fault> {
     let mut places = [Place::Discard; 64];
     let mut vaddr = [0u64; 64];
     if i.src[0].is_some() {
@@ -597,20 +664,39 @@ pub(crate) fn addresses(
                 places[l] = Place::Scratch { offset: off, base };
             }
         }
-        Format::Mubuf | Format::Mtbuf => return buffer_addresses(ctx, w, i, &vaddr, bytes),
+        Format::Mubuf | Format::Mtbuf => {
+            return buffer_addresses(ctx, w, i, &vaddr, bytes, per_dword);
+        }
         _ => return Err(Fault::Unsupported),
     }
-    Ok(places)
+    Ok((places, [all_pieces(bytes); 64]))
 }
 
-/// Addresses of a MUBUF instruction from its buffer resource (V#).
+/// Addresses of a MUBUF instruction from its buffer resource (V#), and per lane the mask of the
+/// access's dword pieces in range (as [`places`] returns them).
+///
+/// Range checking follows the notes of the "Range Checking" section of AMD's ISA guides: a read
+/// out of range returns zero and a write out of range writes nothing; the format instructions
+/// and the atomics are checked "all or nothing", the untyped dword x2/x3/x4 loads and stores per
+/// component. LLVM says the same: D18292 (reviews.llvm.org), which added the untyped buffer
+/// intrinsics, notes their per-component range checking, and AMDGPUUsage ("Relaxed Buffer OOB
+/// Mode") has the offset of an access wider than 32 bits checked for each 32-bit word on its own.
+///
+/// So with `per_dword` (untyped loads and stores, the loads into LDS included) dword piece k of
+/// a raw access (stride 0, or no index) is out of range when
+/// `offset + 4k + min(bytes, 4) > NUM_RECORDS`, as RDNA's executor checks it; without it (atomics,
+/// formatted accesses) the whole access is, when `offset + bytes > NUM_RECORDS`. Bytes and shorts
+/// are one piece. soffset is added to the address but left out of the check. A structured
+/// access (an index and a stride) is checked by its index alone, which is the same for every
+/// piece. Swizzled buffers are not range-checked here.
 fn buffer_addresses(
     ctx: &Ctx<'_>,
     w: &Wave,
     i: &Instruction,
     vaddr: &[u64; 64],
     bytes: u32,
-) -> Result<[Place; 64], Fault> {
+    per_dword: bool,
+) -> Result<([Place; 64], [u8; 64]), Fault> {
     let OperandKind::Sgpr(r) = i.src[1].kind else {
         return Err(Fault::Unsupported);
     };
@@ -625,6 +711,9 @@ fn buffer_addresses(
     let soffset = w.scalar(&i.src[2])? & 0xffff_ffff;
     let f = i.fields;
     let mut places = [Place::Discard; 64];
+    let mut in_range = [0u8; 64];
+    let all = all_pieces(bytes);
+    let piece = u64::from(bytes.min(4));
     let scratch_wave = ctx.scratch.base != 0 && add_tid && swizzle;
     for l in 0..64 {
         let vidx = if f.idxen { vaddr[l] & 0xffff_ffff } else { 0 };
@@ -645,16 +734,26 @@ fn buffer_addresses(
                 offset,
                 base: base + soffset,
             };
+            in_range[l] = all;
             continue;
         }
-        let out_of_range = if stride == 0 || !f.idxen {
-            offset + u64::from(bytes) > num_records
+        let mask = if swizzle {
+            all
+        } else if stride != 0 && f.idxen {
+            if index < num_records { all } else { 0 }
+        } else if per_dword {
+            (0..u64::from(bytes).div_ceil(4))
+                .filter(|k| offset + 4 * k + piece <= num_records)
+                .fold(0, |m, k| m | 1 << k)
+        } else if offset + u64::from(bytes) <= num_records {
+            all
         } else {
-            index >= num_records
+            0
         };
-        if out_of_range && !swizzle {
+        if mask == 0 {
             continue;
         }
+        in_range[l] = mask;
         let a = if swizzle {
             let (imsb, ilsb) = (index / index_stride, index % index_stride);
             let (omsb, olsb) = (offset / elem, offset % elem);
@@ -666,7 +765,7 @@ fn buffer_addresses(
         };
         places[l] = Place::Global(a);
     }
-    Ok(places)
+    Ok((places, in_range))
 }
 
 /// The device address of byte `k` of a scratch access: dwords of the lanes' private segments are
