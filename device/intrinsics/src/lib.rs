@@ -38,6 +38,7 @@ extern crate std;
 
 mod arch;
 pub mod atomic;
+pub mod buffer;
 #[cfg(any(iron_gfx = "gfx950", not(target_arch = "amdgpu")))]
 pub mod convert;
 pub mod fmath;

@@ -23,14 +23,17 @@
 //! a buffer.
 //!
 //! The epilogue ([`Output`]) writes `C = alpha * (A B) + beta * C + bias` for the elements inside
-//! `M x N`, reading `C` only when `beta != 0`; it checks the bounds once per block. Where the
-//! matrix instruction's accumulators hold runs of rows of D, the step multiplies `B^T A^T`
-//! instead ([`Step::TRANSPOSED`]): each lane then holds runs of 4 consecutive columns of `C`,
-//! written with one 16-byte (f32) or 8-byte (16-bit) access each when the block lies inside `C`.
+//! `M x N`, reading `C` only when `beta != 0`; it checks the bounds once per block (on RDNA a
+//! block across `C`'s edge reads and writes `C` through buffer accesses that the hardware drops
+//! outside `C`, [`EdgeBuffer`], with no branch per element). Where the matrix
+//! instruction's accumulators hold runs of rows of D, the step multiplies `B^T A^T` instead
+//! ([`Step::TRANSPOSED`]): each lane then holds runs of 4 consecutive columns of `C`, written
+//! with one 16-byte (f32) or 8-byte (16-bit) access each when the block lies inside `C`.
 
 use crate::dtype::Float;
 use crate::gemm::{BLOCK, FLAG_BIAS, THREADS};
 use crate::gemm_stage::{SWIZZLED_ROW_BYTES, Words8, Words16, swizzled};
+use iron_intrinsics::buffer::{Buffer, OUTSIDE};
 use iron_intrinsics::id::{lane_id, wave_id, workgroup_id_x, workgroup_id_y, workitem_id_x};
 use iron_intrinsics::lds;
 use iron_intrinsics::math::mul_add;
@@ -307,10 +310,12 @@ impl<O: Float> Output<O> {
     /// writes element by element without checks, and a block across `C`'s edge checks each
     /// element (reading the bias at columns clamped into it without a check; `C`'s elements
     /// are read under the same check as their stores, since a clamped position may name an
-    /// element another wave writes).
+    /// element another wave writes), or where [`EDGE_THROUGH_BUFFER`] reads and writes them
+    /// through an [`EdgeBuffer`], with no branch.
     ///
     /// # Safety
-    /// `c` must hold `m * n` elements and `bias` (when used) `n`, 16-byte aligned.
+    /// `c` must hold `m * n` elements and `bias` (when used) `n`, 16-byte aligned; `row0 < m`,
+    /// and `BLOCK * n * size_of::<O>()` at most `2^31` (see [`EdgeBuffer`]).
     #[inline(always)]
     #[allow(
         clippy::needless_range_loop,
@@ -366,6 +371,19 @@ impl<O: Float> Output<O> {
                         *value = mul_add(self.beta, old[q], *value);
                     }
                 }
+            });
+        } else if self.beta != 0.0 && EDGE_THROUGH_BUFFER {
+            let edge = EdgeBuffer::new(self, row0 - wave_row);
+            each_tile!(S::Core, |tm, tn| {
+                for i in 0..len {
+                    // SAFETY: an element of C, or 0 outside.
+                    let old = unsafe { edge.read(position(tm, tn, i)) };
+                    let value = &mut values[tm][tn][i];
+                    *value = mul_add(self.beta, old, *value);
+                }
+                // Each tile's reads used before the next tile's are issued: all at once, they
+                // held 64 more VGPRs (occupancy 2 instead of 3 on gfx942).
+                schedule_fence();
             });
         } else if self.beta != 0.0 {
             each_tile!(S::Core, |tm, tn| {
@@ -433,6 +451,14 @@ impl<O: Float> Output<O> {
                     unsafe { *self.c.add(at) = rounded[tm][tn][i] };
                 }
             });
+        } else if EDGE_THROUGH_BUFFER {
+            let edge = EdgeBuffer::new(self, row0 - wave_row);
+            each_tile!(S::Core, |tm, tn| {
+                for i in 0..len {
+                    // SAFETY: an element of C; dropped outside.
+                    unsafe { edge.write(position(tm, tn, i), rounded[tm][tn][i]) };
+                }
+            });
         } else {
             each_tile!(S::Core, |tm, tn| {
                 for i in 0..len {
@@ -444,6 +470,98 @@ impl<O: Float> Output<O> {
                     }
                 }
             });
+        }
+    }
+}
+
+/// Whether an edge block reads and writes `C` through an [`EdgeBuffer`] rather than with a test
+/// and a branch per element ([`Output::write`]): on RDNA. There the branches put the gfx1201
+/// bf16-output and FP8 GEMMs at 33-39 KB of code (each also takes `s_wait_alu` and
+/// `s_delay_alu`); the buffer takes 6-7 KB off every RDNA GEMM and 0-2 % off its wave-
+/// instructions. On CDNA it took 3-6 KB off too, but the f16- and f32-output GEMMs executed 3-9 %
+/// more wave-instructions in interior blocks (register copies around the epilogue), so CDNA
+/// keeps the branches.
+const EDGE_THROUGH_BUFFER: bool = cfg!(iron_family = "rdna");
+
+/// An edge block's rows of `C` (as far as `C` goes) as a range-checked [`Buffer`]: a row past
+/// `m` lies past its end, and a column past `n` takes the offset [`OUTSIDE`], so the hardware
+/// drops the stores of elements outside `C` and reads them as 0, without a branch. Byte offsets
+/// inside the block must stay below `2^31`: `BLOCK * n * size_of::<O>() <= 2^31` (the host
+/// library refuses a larger `n`).
+#[derive(Clone, Copy)]
+struct EdgeBuffer<O> {
+    /// The block's rows.
+    rows: Buffer,
+    /// The block's first row.
+    row0: u32,
+    /// Columns of `C`.
+    n: u32,
+    /// Bytes per row of `C`.
+    row_bytes: u32,
+    /// The element type.
+    element: core::marker::PhantomData<O>,
+}
+
+impl<O: Float> EdgeBuffer<O> {
+    /// The rows of the block whose first row is `row0 < m`.
+    #[inline(always)]
+    fn new(out: &Output<O>, row0: u32) -> Self {
+        let row_bytes = out.n * size_of::<O>() as u32;
+        let base = out.c.wrapping_add(row0 as usize * out.n as usize);
+        EdgeBuffer {
+            rows: Buffer::new(base, (out.m - row0).min(BLOCK) * row_bytes),
+            row0,
+            n: out.n,
+            row_bytes,
+            element: core::marker::PhantomData,
+        }
+    }
+
+    /// The byte offset of the element at `(row, col)` (row at least `row0`).
+    #[inline(always)]
+    fn offset(&self, (row, col): (u32, u32)) -> u32 {
+        if col < self.n {
+            (row - self.row0) * self.row_bytes + col * size_of::<O>() as u32
+        } else {
+            OUTSIDE
+        }
+    }
+
+    /// The element at `(row, col)` as f32, 0 outside `C`.
+    ///
+    /// # Safety
+    /// `C` must be readable.
+    #[inline(always)]
+    unsafe fn read(&self, at: (u32, u32)) -> f32 {
+        let offset = self.offset(at);
+        // SAFETY (both): as the caller guarantees; `O` has the size of the access.
+        let value: O = if size_of::<O>() == 4 {
+            unsafe { core::mem::transmute_copy(&self.rows.load_u32(offset)) }
+        } else {
+            unsafe { core::mem::transmute_copy(&self.rows.load_u16(offset)) }
+        };
+        value.into_f32()
+    }
+
+    /// Writes `value` at `(row, col)`, dropped outside `C`.
+    ///
+    /// # Safety
+    /// `C` must be writable.
+    #[inline(always)]
+    unsafe fn write(&self, at: (u32, u32), value: O) {
+        const { assert!(size_of::<O>() == 4 || size_of::<O>() == 2) };
+        let offset = self.offset(at);
+        // SAFETY (both): as the caller guarantees; `O` has the size of the access.
+        if size_of::<O>() == 4 {
+            unsafe {
+                self.rows
+                    .store_u32(offset, core::mem::transmute_copy(&value))
+            };
+        } else {
+            unsafe {
+                self.rows
+                    .store_u16(offset, core::mem::transmute_copy(&value))
+            };
         }
     }
 }

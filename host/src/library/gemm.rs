@@ -372,6 +372,13 @@ const MAX_ROW_TILES: u32 = 65535;
 /// Largest `k`: the kernels step through K in tiles of up to 128 elements in 32-bit arithmetic.
 const MAX_K: u32 = u32::MAX - 256;
 
+/// Largest `n` for an output of `O`: the epilogue writes a 128-row block of `C` through a
+/// range-checked buffer whose byte offsets stay below `2^31` (4,194,304 columns of f32,
+/// 8,388,608 of 16-bit values).
+const fn max_n<O>() -> u32 {
+    ((1u64 << 31) / (BLOCK as u64 * size_of::<O>() as u64)) as u32
+}
+
 impl Library {
     /// The matrix-core gfx this library's code object is for, or an error naming it.
     fn matrix_gfx(&self, operation: &'static str) -> Result<MatrixGfx, LibraryError> {
@@ -394,7 +401,7 @@ impl Library {
         }
         let launch = Launch {
             m: to_u32(operation, "m", m, u32::MAX)?,
-            n: to_u32(operation, "n", n, u32::MAX)?,
+            n: to_u32(operation, "n", n, max_n::<O>())?,
             k: to_u32(operation, "k", k, MAX_K)?,
             grid: [
                 to_u32(
