@@ -751,49 +751,40 @@ fn shapes_that_do_not_fit_are_refused_before_anything_runs() {
         )
         .unwrap_err();
     assert_eq!(err.to_string(), "gemm: bias holds 1 elements, n = 2");
-    let tall = GemmShape {
-        m: 128 * 65536,
-        n: 1,
-        k: 0,
-    };
-    let mut big = DeviceBuffer::<f32>::alloc(&d.device, tall.m).unwrap();
-    let err = d
-        .library
-        .gemm(
-            &stream,
-            (&a, Layout::RowMajor),
-            (&a, Layout::RowMajor),
-            &mut big,
-            tall,
-            Epilogue::default(),
-        )
-        .unwrap_err();
-    assert!(matches!(err, LibraryError::TooLarge { .. }), "{err}");
-    assert_eq!(
-        err.to_string(),
-        "gemm: ceil(m / 128) (row tiles) = 65536 exceeds the kernel's limit of 65535"
-    );
-    let wide = GemmShape {
-        m: 1,
-        n: (1 << 31) / (128 * 4) + 1,
-        k: 0,
-    };
-    let mut row = DeviceBuffer::<f32>::alloc(&d.device, wide.n).unwrap();
-    let err = d
-        .library
-        .gemm(
-            &stream,
-            (&a, Layout::RowMajor),
-            (&a, Layout::RowMajor),
-            &mut row,
-            wide,
-            Epilogue::default(),
-        )
-        .unwrap_err();
-    assert_eq!(
-        err.to_string(),
-        "gemm: n = 4194305 exceeds the kernel's limit of 4194304"
-    );
+    let too_large = [
+        (
+            GemmShape {
+                m: 128 * 65536,
+                n: 1,
+                k: 0,
+            },
+            "gemm: ceil(m / 128) (row tiles) = 65536 exceeds the kernel's limit of 65535",
+        ),
+        (
+            GemmShape {
+                m: 1,
+                n: (1 << 31) / (128 * 4) + 1,
+                k: 0,
+            },
+            "gemm: n = 4194305 exceeds the kernel's limit of 4194304",
+        ),
+    ];
+    for (shape, message) in too_large {
+        let mut big = DeviceBuffer::<f32>::alloc(&d.device, shape.m * shape.n).unwrap();
+        let err = d
+            .library
+            .gemm(
+                &stream,
+                (&a, Layout::RowMajor),
+                (&a, Layout::RowMajor),
+                &mut big,
+                shape,
+                Epilogue::default(),
+            )
+            .unwrap_err();
+        assert!(matches!(err, LibraryError::TooLarge { .. }), "{err}");
+        assert_eq!(err.to_string(), message);
+    }
     let mut rng = rng(43);
     let (a, _) = mx_tensor::<MxFp4>(&d, &mut rng, (4, 64));
     let (b, _) = mx_tensor::<MxFp4>(&d, &mut rng, (4, 32));

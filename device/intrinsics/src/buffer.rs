@@ -8,6 +8,14 @@
 //! checking"; LLVM AMDGPUUsage: multi-word accesses are range-checked per 32-bit word). The
 //! descriptor must be wave-uniform, which it is when built from kernel arguments and workgroup
 //! ids: LLVM serialises the access over the lanes' descriptors otherwise.
+//!
+//! ```ignore
+//! use iron_intrinsics::buffer::{Buffer, OUTSIDE};
+//! // The last workgroup's lanes past `n` write nothing, with no branch.
+//! let out = Buffer::new(y, n * 4);
+//! let offset = if i < n { i * 4 } else { OUTSIDE };
+//! unsafe { out.store_u32(offset, value.to_bits()) };
+//! ```
 
 /// An offset past every [`Buffer`] (their sizes are at most `2^31` bytes), for the accesses a
 /// lane must not make: add it to (or use it instead of) an offset below `2^31` and the access
