@@ -16,7 +16,7 @@
 //! - every gfx, software decoding: `gemm_decoded_{f32,bf16,f16}`: A and B each in any
 //!   element format of [`FORMAT_E4M3FN`] .. [`FORMAT_E2M1`] (named in `flags`), each with or
 //!   without E8M0 block scales. Each element is decoded exactly (one decoder for every format,
-//!   its layout chosen at run time, [`crate::gemm_decode`]), multiplied by its block scale in
+//!   its layout chosen at run time, `gemm_decode`), multiplied by its block scale in
 //!   f32 (exact, as `iron_quant` dequantizes) and rounded to bf16 into LDS, then the gfx's bf16 instruction accumulates in f32: `v_mfma_f32_32x32x16_bf16`
 //!   (gfx950), `v_mfma_f32_32x32x8_bf16` (gfx90a, gfx942), `v_wmma_f32_16x16x16_bf16`
 //!   (gfx1100, gfx1201). Every FP8/FP6/FP4 element times a power of two has at most 4
