@@ -44,9 +44,10 @@
 //! ```
 //!
 //! Every method checks the buffers against the shape (`A` at least `m * k` elements, `B`
-//! `k * n`, `C` `m * n`, the bias `n`), the sizes against the kernels (`m`, `n` below 2^32 with
-//! at most 65535 row tiles of 128 and `256 * ceil(n / 128)` work-items in x below 2^32, `k` below
-//! `2^32 - 256`), and returns without launching when `m` or `n` is 0.
+//! `k * n`, `C` `m * n`, the bias `n`), the sizes against the kernels (`m` below 2^32 with at
+//! most 65535 row tiles of 128; `n` at most `2^31 / (128 * size of C's element)`, 4,194,304
+//! columns of f32, since the epilogue addresses a block of `C` with 32-bit byte offsets; `k`
+//! below `2^32 - 256`), and returns without launching when `m` or `n` is 0.
 //! Kernels are resolved at each call; a library built for a gfx without matrix cores is refused
 //! with [`LibraryError::Unsupported`].
 
