@@ -22,23 +22,14 @@
 /// lies outside.
 pub const OUTSIDE: u32 = 1 << 31;
 
-/// Four 32-bit words: a buffer resource descriptor, or a 16-byte access.
+/// Four 32-bit words: a buffer resource descriptor.
 #[cfg_attr(target_arch = "amdgpu", repr(simd))]
 #[cfg_attr(
     not(target_arch = "amdgpu"),
-    allow(dead_code, reason = "read by transmute")
+    allow(dead_code, reason = "read by the GPU's buffer instructions only")
 )]
 #[derive(Clone, Copy)]
 struct U32x4([u32; 4]);
-
-/// Two 32-bit words: an 8-byte access.
-#[cfg_attr(target_arch = "amdgpu", repr(simd))]
-#[cfg_attr(
-    not(target_arch = "amdgpu"),
-    allow(dead_code, reason = "read by transmute")
-)]
-#[derive(Clone, Copy)]
-struct U32x2([u32; 2]);
 
 crate::arch::gpu_extern! { "unadjusted" {
     /// Stores a 16-bit value at byte `offset` (range-checked) plus `soffset` (not checked).
@@ -47,24 +38,12 @@ crate::arch::gpu_extern! { "unadjusted" {
     /// Stores a word.
     #[link_name = "llvm.amdgcn.raw.buffer.store.i32"]
     fn raw_store_u32(value: u32, rsrc: U32x4, offset: u32, soffset: u32, aux: i32);
-    /// Stores two words.
-    #[link_name = "llvm.amdgcn.raw.buffer.store.v2i32"]
-    fn raw_store_u32x2(value: U32x2, rsrc: U32x4, offset: u32, soffset: u32, aux: i32);
-    /// Stores four words.
-    #[link_name = "llvm.amdgcn.raw.buffer.store.v4i32"]
-    fn raw_store_u32x4(value: U32x4, rsrc: U32x4, offset: u32, soffset: u32, aux: i32);
     /// Loads a 16-bit value (0 outside).
     #[link_name = "llvm.amdgcn.raw.buffer.load.i16"]
     fn raw_load_u16(rsrc: U32x4, offset: u32, soffset: u32, aux: i32) -> u16;
     /// Loads a word.
     #[link_name = "llvm.amdgcn.raw.buffer.load.i32"]
     fn raw_load_u32(rsrc: U32x4, offset: u32, soffset: u32, aux: i32) -> u32;
-    /// Loads two words.
-    #[link_name = "llvm.amdgcn.raw.buffer.load.v2i32"]
-    fn raw_load_u32x2(rsrc: U32x4, offset: u32, soffset: u32, aux: i32) -> U32x2;
-    /// Loads four words.
-    #[link_name = "llvm.amdgcn.raw.buffer.load.v4i32"]
-    fn raw_load_u32x4(rsrc: U32x4, offset: u32, soffset: u32, aux: i32) -> U32x4;
 }}
 
 /// Word 3 of a raw buffer descriptor: destination selects X, Y, Z, W and a 32-bit float data
@@ -124,26 +103,6 @@ impl Buffer {
         unsafe { raw_store_u32(value, self.rsrc, offset, 0, 0) }
     }
 
-    /// Stores the words of `value` at byte `offset` on, each unless it lies outside.
-    ///
-    /// # Safety
-    /// As for [`Buffer::store_u32`].
-    #[inline(always)]
-    pub unsafe fn store_u32x2(self, offset: u32, value: [u32; 2]) {
-        // SAFETY: as the caller guarantees; the hardware drops what lies outside.
-        unsafe { raw_store_u32x2(U32x2(value), self.rsrc, offset, 0, 0) }
-    }
-
-    /// Stores the words of `value` at byte `offset` on, each unless it lies outside.
-    ///
-    /// # Safety
-    /// As for [`Buffer::store_u32`].
-    #[inline(always)]
-    pub unsafe fn store_u32x4(self, offset: u32, value: [u32; 4]) {
-        // SAFETY: as the caller guarantees; the hardware drops what lies outside.
-        unsafe { raw_store_u32x4(U32x4(value), self.rsrc, offset, 0, 0) }
-    }
-
     /// The 16-bit value at byte `offset`, 0 outside the buffer.
     ///
     /// # Safety
@@ -162,29 +121,5 @@ impl Buffer {
     pub unsafe fn load_u32(self, offset: u32) -> u32 {
         // SAFETY: as the caller guarantees; the hardware reads 0 outside.
         unsafe { raw_load_u32(self.rsrc, offset, 0, 0) }
-    }
-
-    /// The two words at byte `offset` on, each 0 outside the buffer.
-    ///
-    /// # Safety
-    /// As for [`Buffer::load_u32`].
-    #[inline(always)]
-    pub unsafe fn load_u32x2(self, offset: u32) -> [u32; 2] {
-        // SAFETY: as the caller guarantees; the hardware reads 0 outside.
-        let words = unsafe { raw_load_u32x2(self.rsrc, offset, 0, 0) };
-        // SAFETY: a `repr(simd)` vector of two words has the size and bits of `[u32; 2]`.
-        unsafe { core::mem::transmute::<U32x2, [u32; 2]>(words) }
-    }
-
-    /// The four words at byte `offset` on, each 0 outside the buffer.
-    ///
-    /// # Safety
-    /// As for [`Buffer::load_u32`].
-    #[inline(always)]
-    pub unsafe fn load_u32x4(self, offset: u32) -> [u32; 4] {
-        // SAFETY: as the caller guarantees; the hardware reads 0 outside.
-        let words = unsafe { raw_load_u32x4(self.rsrc, offset, 0, 0) };
-        // SAFETY: a `repr(simd)` vector of four words has the size and bits of `[u32; 4]`.
-        unsafe { core::mem::transmute::<U32x4, [u32; 4]>(words) }
     }
 }
