@@ -10,6 +10,10 @@
 //!   first); every gfx. Instruction: `v_mfma_f32_32x32x16_{f16,bf16}` on gfx950,
 //!   `v_mfma_f32_32x32x8_{f16,bf16}` on gfx90a and gfx942, `v_wmma_f32_16x16x16_{f16,bf16}` on
 //!   gfx1100 and gfx1201.
+//! - `gemm_{bf16,f16}_{f32,bf16,f16}_{rr,rc,cr,cc}_64`: the same in blocks of [`SMALL_BLOCK`]
+//!   (64 x 64 of `C` per workgroup instead of 128 x 128), for products too small to give every
+//!   compute unit a block of 128: four times the workgroups (16 instead of 4 at 256 x 256), each
+//!   reading its tiles of A and B once, so twice the operand traffic in all.
 //! - `gemm_fp8_{e4m3fnuz,e5m2fnuz}_{f32,bf16,f16}` (gfx942) and
 //!   `gemm_fp8_{e4m3fn,e5m2}_{f32,bf16,f16}` (gfx950, gfx1201): A and B FP8 codes of the named
 //!   format (both the same), through `v_mfma_f32_32x32x16_{fp8_fp8,bf8_bf8}` (gfx942, gfx950) or
@@ -38,16 +42,20 @@
 //! this MI200 behaviour); the other gfx keep them, and the FP8 instructions keep them
 //! everywhere.
 //!
-//! Launch: workgroups of exactly [`THREADS`] (256) work-items, 1-D; a grid of
-//! `(ceil(n / 128), ceil(m / 128))` workgroups (x over columns, y over rows of `C`); dynamic LDS
-//! [`HALF_LDS_BYTES`] or [`FP8_LDS_BYTES`]. Any `m`, `n`, `k` (including 0: `k = 0` writes
-//! `beta * C + bias`); 16-byte loads where rows of A and B are a multiple of 16 bytes, narrower
-//! at the edges. Buffers 16-byte aligned (device allocations are).
+//! Launch: workgroups of exactly [`THREADS`] (256) work-items, 1-D; a grid of `(ceil(n / 128),
+//! ceil(m / 128))` workgroups (x over columns, y over rows of `C`; `/ 64` for the `_64` kernels);
+//! dynamic LDS [`HALF_LDS_BYTES`] or [`FP8_LDS_BYTES`]. Any `m`, `n`, `k` (including 0: `k = 0`
+//! writes `beta * C + bias`); 16-byte loads where rows of A and B are a multiple of 16 bytes,
+//! narrower at the edges. Buffers 16-byte aligned (device allocations are).
 //!
 //! Tiling (see `gemm_tile`): each workgroup computes a 128 x 128 tile of `C` as instruction tiles
 //! (32 x 32 on CDNA, 16 x 16 on RDNA), each wave 64 x 64 of it (4 waves of 64 lanes) or 64 x 32 (8
 //! waves of 32 lanes); K tiles of 32 (16-bit) or 64 (FP8) elements are staged in LDS (K-contiguous,
-//! rows of 64 bytes whose 16-byte chunks are swizzled against bank conflicts), double-buffered. A
+//! rows of 64 bytes whose 16-byte chunks are swizzled against bank conflicts), double-buffered.
+//! The `_64` kernels compute 64 x 64 (waves of 32 x 32, or 32 x 16 in wave32) over K tiles of 64
+//! 16-bit elements, staged as two K subtiles of 32 in the same LDS bytes and multiplied in K's
+//! order, so every element's sum is the same as in blocks of 128 (but for the sign of a zero
+//! sum when `k % 64` is 1 to 32: the second subtile of the last tile then adds zeros). A
 //! block whose K tiles all lie inside both matrices (aligned as the 16-byte loads need: `k` a
 //! multiple of the K tile, K-contiguous rows and rows-contiguous columns a multiple of 8 elements)
 //! runs a loop without per-tile checks. A block inside `C` with `n` a multiple of 4 writes `C` with
@@ -58,7 +66,7 @@ use crate::dtype::{bf16, f16};
 use iron_intrinsics::kernel;
 use {
     crate::dtype::Float,
-    crate::gemm_stage::{HALF_TILE_K, HalfOperand},
+    crate::gemm_stage::{HALF_TILE_K, HalfOperand, half_tile_k},
     crate::gemm_tile::{Output, PlainStep, block_origin, gemm},
     iron_intrinsics::matrix::Mma,
 };
@@ -67,6 +75,9 @@ use {
 pub const THREADS: u32 = 256;
 /// Rows and columns of `C` per workgroup.
 pub const BLOCK: u32 = 128;
+/// Rows and columns of `C` per workgroup of the `_64` kernels: for products whose blocks of
+/// [`BLOCK`] would leave compute units idle.
+pub const SMALL_BLOCK: u32 = 64;
 /// Flag: add `bias` (`n` f32) to every row of `C`.
 pub const FLAG_BIAS: u32 = 1 << 2;
 /// Dynamic LDS of the 16-bit kernels: two buffers of A's and B's 128 x 32 tiles (rows of 64
@@ -116,13 +127,13 @@ pub(crate) type Bf16Core = iron_intrinsics::matrix::MfmaF32_16x16x16Bf16;
 pub(crate) type Bf16Core = iron_intrinsics::matrix::WmmaF32_16x16x16Bf16;
 
 /// The 16-bit GEMM with instruction `I`, output type `O`, A K-contiguous (row-major) when
-/// `A_ROWS` and B K-contiguous (column-major) when `B_COLS`.
+/// `A_ROWS` and B K-contiguous (column-major) when `B_COLS`, in blocks of `B` rows and columns.
 ///
 /// # Safety
 /// The kernel's contract (module docs).
 #[inline(always)]
 #[allow(clippy::too_many_arguments, reason = "a GEMM kernel's arguments")]
-unsafe fn gemm_half<I: Mma, O: Float, const A_ROWS: bool, const B_COLS: bool>(
+unsafe fn gemm_half<I: Mma, O: Float, const A_ROWS: bool, const B_COLS: bool, const B: u32>(
     a: *const u16,
     b: *const u16,
     c: *mut O,
@@ -132,23 +143,23 @@ unsafe fn gemm_half<I: Mma, O: Float, const A_ROWS: bool, const B_COLS: bool>(
     (m, n, k): (u32, u32, u32),
     flags: u32,
 ) {
-    let (row0, col0) = block_origin();
-    let a = HalfOperand::<A_ROWS> {
+    let (row0, col0) = block_origin::<B>();
+    let a = HalfOperand::<A_ROWS, B> {
         base: a,
         rows: m,
         k,
         row0,
     };
-    let b = HalfOperand::<B_COLS> {
+    let b = HalfOperand::<B_COLS, B> {
         base: b,
         rows: n,
         k,
         row0: col0,
     };
     let out = Output::new(c, bias, alpha, beta, m, n, flags);
-    let tiles = k.div_ceil(HALF_TILE_K);
+    let tiles = k.div_ceil(half_tile_k(B));
     // SAFETY: as the caller guarantees.
-    unsafe { gemm::<_, _, PlainStep<I, HALF_TILE_K>, O>(&a, &b, tiles, &out) };
+    unsafe { gemm::<_, _, PlainStep<I, HALF_TILE_K>, O, B>(&a, &b, tiles, &out) };
 }
 
 /// `C = alpha * A B + beta * C (+ bias)`, A and B `T` (multiplied by the gfx's matrix
@@ -157,34 +168,58 @@ unsafe fn gemm_half<I: Mma, O: Float, const A_ROWS: bool, const B_COLS: bool>(
 #[kernel(
     block = 256,
     instances = [
-        gemm_bf16_f32_rr<bf16, GemmBf16Core, f32, true, false>,
-        gemm_bf16_f32_rc<bf16, GemmBf16Core, f32, true, true>,
-        gemm_bf16_f32_cr<bf16, GemmBf16Core, f32, false, false>,
-        gemm_bf16_f32_cc<bf16, GemmBf16Core, f32, false, true>,
-        gemm_bf16_bf16_rr<bf16, GemmBf16Core, bf16, true, false>,
-        gemm_bf16_bf16_rc<bf16, GemmBf16Core, bf16, true, true>,
-        gemm_bf16_bf16_cr<bf16, GemmBf16Core, bf16, false, false>,
-        gemm_bf16_bf16_cc<bf16, GemmBf16Core, bf16, false, true>,
-        gemm_bf16_f16_rr<bf16, GemmBf16Core, f16, true, false>,
-        gemm_bf16_f16_rc<bf16, GemmBf16Core, f16, true, true>,
-        gemm_bf16_f16_cr<bf16, GemmBf16Core, f16, false, false>,
-        gemm_bf16_f16_cc<bf16, GemmBf16Core, f16, false, true>,
-        gemm_f16_f32_rr<f16, GemmF16Core, f32, true, false>,
-        gemm_f16_f32_rc<f16, GemmF16Core, f32, true, true>,
-        gemm_f16_f32_cr<f16, GemmF16Core, f32, false, false>,
-        gemm_f16_f32_cc<f16, GemmF16Core, f32, false, true>,
-        gemm_f16_bf16_rr<f16, GemmF16Core, bf16, true, false>,
-        gemm_f16_bf16_rc<f16, GemmF16Core, bf16, true, true>,
-        gemm_f16_bf16_cr<f16, GemmF16Core, bf16, false, false>,
-        gemm_f16_bf16_cc<f16, GemmF16Core, bf16, false, true>,
-        gemm_f16_f16_rr<f16, GemmF16Core, f16, true, false>,
-        gemm_f16_f16_rc<f16, GemmF16Core, f16, true, true>,
-        gemm_f16_f16_cr<f16, GemmF16Core, f16, false, false>,
-        gemm_f16_f16_cc<f16, GemmF16Core, f16, false, true>,
+        gemm_bf16_f32_rr<bf16, GemmBf16Core, f32, true, false, BLOCK>,
+        gemm_bf16_f32_rc<bf16, GemmBf16Core, f32, true, true, BLOCK>,
+        gemm_bf16_f32_cr<bf16, GemmBf16Core, f32, false, false, BLOCK>,
+        gemm_bf16_f32_cc<bf16, GemmBf16Core, f32, false, true, BLOCK>,
+        gemm_bf16_bf16_rr<bf16, GemmBf16Core, bf16, true, false, BLOCK>,
+        gemm_bf16_bf16_rc<bf16, GemmBf16Core, bf16, true, true, BLOCK>,
+        gemm_bf16_bf16_cr<bf16, GemmBf16Core, bf16, false, false, BLOCK>,
+        gemm_bf16_bf16_cc<bf16, GemmBf16Core, bf16, false, true, BLOCK>,
+        gemm_bf16_f16_rr<bf16, GemmBf16Core, f16, true, false, BLOCK>,
+        gemm_bf16_f16_rc<bf16, GemmBf16Core, f16, true, true, BLOCK>,
+        gemm_bf16_f16_cr<bf16, GemmBf16Core, f16, false, false, BLOCK>,
+        gemm_bf16_f16_cc<bf16, GemmBf16Core, f16, false, true, BLOCK>,
+        gemm_f16_f32_rr<f16, GemmF16Core, f32, true, false, BLOCK>,
+        gemm_f16_f32_rc<f16, GemmF16Core, f32, true, true, BLOCK>,
+        gemm_f16_f32_cr<f16, GemmF16Core, f32, false, false, BLOCK>,
+        gemm_f16_f32_cc<f16, GemmF16Core, f32, false, true, BLOCK>,
+        gemm_f16_bf16_rr<f16, GemmF16Core, bf16, true, false, BLOCK>,
+        gemm_f16_bf16_rc<f16, GemmF16Core, bf16, true, true, BLOCK>,
+        gemm_f16_bf16_cr<f16, GemmF16Core, bf16, false, false, BLOCK>,
+        gemm_f16_bf16_cc<f16, GemmF16Core, bf16, false, true, BLOCK>,
+        gemm_f16_f16_rr<f16, GemmF16Core, f16, true, false, BLOCK>,
+        gemm_f16_f16_rc<f16, GemmF16Core, f16, true, true, BLOCK>,
+        gemm_f16_f16_cr<f16, GemmF16Core, f16, false, false, BLOCK>,
+        gemm_f16_f16_cc<f16, GemmF16Core, f16, false, true, BLOCK>,
+        gemm_bf16_f32_rr_64<bf16, GemmBf16Core, f32, true, false, SMALL_BLOCK>,
+        gemm_bf16_f32_rc_64<bf16, GemmBf16Core, f32, true, true, SMALL_BLOCK>,
+        gemm_bf16_f32_cr_64<bf16, GemmBf16Core, f32, false, false, SMALL_BLOCK>,
+        gemm_bf16_f32_cc_64<bf16, GemmBf16Core, f32, false, true, SMALL_BLOCK>,
+        gemm_bf16_bf16_rr_64<bf16, GemmBf16Core, bf16, true, false, SMALL_BLOCK>,
+        gemm_bf16_bf16_rc_64<bf16, GemmBf16Core, bf16, true, true, SMALL_BLOCK>,
+        gemm_bf16_bf16_cr_64<bf16, GemmBf16Core, bf16, false, false, SMALL_BLOCK>,
+        gemm_bf16_bf16_cc_64<bf16, GemmBf16Core, bf16, false, true, SMALL_BLOCK>,
+        gemm_bf16_f16_rr_64<bf16, GemmBf16Core, f16, true, false, SMALL_BLOCK>,
+        gemm_bf16_f16_rc_64<bf16, GemmBf16Core, f16, true, true, SMALL_BLOCK>,
+        gemm_bf16_f16_cr_64<bf16, GemmBf16Core, f16, false, false, SMALL_BLOCK>,
+        gemm_bf16_f16_cc_64<bf16, GemmBf16Core, f16, false, true, SMALL_BLOCK>,
+        gemm_f16_f32_rr_64<f16, GemmF16Core, f32, true, false, SMALL_BLOCK>,
+        gemm_f16_f32_rc_64<f16, GemmF16Core, f32, true, true, SMALL_BLOCK>,
+        gemm_f16_f32_cr_64<f16, GemmF16Core, f32, false, false, SMALL_BLOCK>,
+        gemm_f16_f32_cc_64<f16, GemmF16Core, f32, false, true, SMALL_BLOCK>,
+        gemm_f16_bf16_rr_64<f16, GemmF16Core, bf16, true, false, SMALL_BLOCK>,
+        gemm_f16_bf16_rc_64<f16, GemmF16Core, bf16, true, true, SMALL_BLOCK>,
+        gemm_f16_bf16_cr_64<f16, GemmF16Core, bf16, false, false, SMALL_BLOCK>,
+        gemm_f16_bf16_cc_64<f16, GemmF16Core, bf16, false, true, SMALL_BLOCK>,
+        gemm_f16_f16_rr_64<f16, GemmF16Core, f16, true, false, SMALL_BLOCK>,
+        gemm_f16_f16_rc_64<f16, GemmF16Core, f16, true, true, SMALL_BLOCK>,
+        gemm_f16_f16_cr_64<f16, GemmF16Core, f16, false, false, SMALL_BLOCK>,
+        gemm_f16_f16_cc_64<f16, GemmF16Core, f16, false, true, SMALL_BLOCK>,
     ]
 )]
 #[allow(clippy::too_many_arguments, reason = "a GEMM kernel's arguments")]
-pub fn gemm_16bit<T, I: Mma, O: Float, const A_ROWS: bool, const B_COLS: bool>(
+pub fn gemm_16bit<T, I: Mma, O: Float, const A_ROWS: bool, const B_COLS: bool, const B: u32>(
     a: *const T,
     b: *const T,
     c: *mut O,
@@ -198,7 +233,7 @@ pub fn gemm_16bit<T, I: Mma, O: Float, const A_ROWS: bool, const B_COLS: bool>(
 ) {
     // SAFETY: the launch follows the module's contract.
     unsafe {
-        gemm_half::<I, O, A_ROWS, B_COLS>(
+        gemm_half::<I, O, A_ROWS, B_COLS, B>(
             a as *const u16,
             b as *const u16,
             c,
@@ -252,7 +287,7 @@ unsafe fn gemm_fp8<F: iron_intrinsics::matrix::F8Kind, O: Float>(
     use crate::gemm_stage::CodeOperand;
     type Codes = CodeOperand<2>;
     const { assert!(Codes::TILE_BYTES == FP8_TILE_K) };
-    let (row0, col0) = block_origin();
+    let (row0, col0) = block_origin::<BLOCK>();
     let a = Codes {
         base: a,
         rows: m,
@@ -269,7 +304,7 @@ unsafe fn gemm_fp8<F: iron_intrinsics::matrix::F8Kind, O: Float>(
     let tiles = k.div_ceil(FP8_TILE_K);
     type Step<F> = PlainStep<Fp8Core<F>, FP8_TILE_K>;
     // SAFETY: as the caller guarantees.
-    unsafe { gemm::<_, _, Step<F>, O>(&a, &b, tiles, &out) };
+    unsafe { gemm::<_, _, Step<F>, O, BLOCK>(&a, &b, tiles, &out) };
 }
 
 /// Declares an FP8 GEMM kernel: `fnuz` ones for gfx942, `ocp` ones for gfx950 and gfx1201.

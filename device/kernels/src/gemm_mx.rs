@@ -41,7 +41,7 @@ use crate::dtype::{bf16, f16};
 use iron_intrinsics::kernel;
 use {
     crate::dtype::Float,
-    crate::gemm::GemmBf16Core,
+    crate::gemm::{BLOCK, GemmBf16Core},
     crate::gemm_decode::DecodedOperand,
     crate::gemm_stage::HALF_TILE_K,
     crate::gemm_tile::{Output, PlainStep, block_origin, gemm},
@@ -112,7 +112,7 @@ unsafe fn gemm_decoded<O: Float>(
     (m, n, k): (u32, u32, u32),
     flags: u32,
 ) {
-    let (row0, col0) = block_origin();
+    let (row0, col0) = block_origin::<BLOCK>();
     let a = DecodedOperand {
         codes: a,
         scales: a_scales,
@@ -135,7 +135,7 @@ unsafe fn gemm_decoded<O: Float>(
     let tiles = k.div_ceil(HALF_TILE_K);
     type Step = PlainStep<GemmBf16Core, HALF_TILE_K>;
     // SAFETY: as the caller guarantees.
-    unsafe { gemm::<_, _, Step, O>(&a, &b, tiles, &out) };
+    unsafe { gemm::<_, _, Step, O, BLOCK>(&a, &b, tiles, &out) };
 }
 
 /// Declares a software-decoding GEMM kernel.
@@ -203,7 +203,7 @@ unsafe fn gemm_scaled<F: iron_intrinsics::matrix::ScaledFormat, const CHUNKS: us
         assert!(CodeOperand::<CHUNKS>::TILE_BYTES == 16 * F::BITS);
         assert!(CodeOperand::<CHUNKS>::PITCH == mx_row_bytes(F::BITS));
     };
-    let (row0, col0) = block_origin();
+    let (row0, col0) = block_origin::<BLOCK>();
     let operand = |codes: *const u8, scales: *const u8, rows: u32, row0: u32| MxOperand {
         codes: CodeOperand::<CHUNKS> {
             base: codes,
@@ -224,7 +224,7 @@ unsafe fn gemm_scaled<F: iron_intrinsics::matrix::ScaledFormat, const CHUNKS: us
     type Step<F, const CHUNKS: usize> =
         ScaledStep<MfmaScaleF32_16x16x128F8F6F4<F, F>, CHUNKS, CHUNKS>;
     // SAFETY: as the caller guarantees.
-    unsafe { gemm::<_, _, Step<F, CHUNKS>, O>(&a, &b, tiles, &out) };
+    unsafe { gemm::<_, _, Step<F, CHUNKS>, O, BLOCK>(&a, &b, tiles, &out) };
 }
 
 /// Declares a gfx950 hardware-microscaling GEMM kernel.

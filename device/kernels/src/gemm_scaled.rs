@@ -20,7 +20,7 @@ impl<I: ScaledMma, const CHUNKS_A: usize, const CHUNKS_B: usize> Step
     type Core = I;
 
     #[inline(always)]
-    unsafe fn step(
+    unsafe fn step<const B: u32>(
         acc: &mut Accumulators<I>,
         a: *const u8,
         b: *const u8,
@@ -29,8 +29,8 @@ impl<I: ScaledMma, const CHUNKS_A: usize, const CHUNKS_B: usize> Step
     ) {
         const {
             assert!(I::K == 32 * SCALES_PER_TILE && I::M == 16 && I::N == 16);
-            assert!((repeats_m::<I>() as u32 * I::M).is_multiple_of(64));
-            assert!((repeats_n::<I>() as u32 * I::N).is_multiple_of(64));
+            assert!((repeats_m::<I, B>() as u32 * I::M).is_multiple_of(64));
+            assert!((repeats_n::<I, B>() as u32 * I::N).is_multiple_of(64));
             assert!(CodeOperand::<CHUNKS_A>::TILE_BYTES == I::K * I::A_BITS / 8);
             assert!(CodeOperand::<CHUNKS_B>::TILE_BYTES == I::K * I::B_BITS / 8);
             // Every run lies in one unit of the LDS layout.
@@ -62,7 +62,7 @@ impl<I: ScaledMma, const CHUNKS_A: usize, const CHUNKS_B: usize> Step
         };
         // SAFETY: every fragment and scale code lies in the staged buffers, as MxOperand wrote
         // them (runs at CodeOperand::offset, aligned to their size; scale codes after the rows).
-        let fa = per_row!(I, |t| unsafe {
+        let fa = per_row!(I, B, |t| unsafe {
             let row = t * I::M + a_row::<I>(lane);
             let at = CodeOperand::<CHUNKS_A>::row_tile_offset(t, a_row::<I>(lane), a_byte);
             (
@@ -71,7 +71,7 @@ impl<I: ScaledMma, const CHUNKS_A: usize, const CHUNKS_B: usize> Step
             )
         });
         // SAFETY: as above.
-        let fb = per_col!(I, |t| unsafe {
+        let fb = per_col!(I, B, |t| unsafe {
             let col = t * I::N + b_col::<I>(lane);
             let at = CodeOperand::<CHUNKS_B>::row_tile_offset(t, b_col::<I>(lane), b_byte);
             (
@@ -79,7 +79,7 @@ impl<I: ScaledMma, const CHUNKS_A: usize, const CHUNKS_B: usize> Step
                 *b_scales.add((col * SCALES_PER_TILE + block) as usize),
             )
         });
-        each_tile!(I, |tm, tn| {
+        each_tile!(I, B, |tm, tn| {
             acc[tm][tn] = I::mma(fa[tm].0, fb[tn].0, acc[tm][tn], fa[tm].1, fb[tn].1);
         });
     }

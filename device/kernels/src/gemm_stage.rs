@@ -2,12 +2,12 @@
 //! byte-coded matrices (FP8, FP6, FP4 codes, with or without E8M0 block scales) stored
 //! K-contiguous.
 //!
-//! In LDS every operand tile is K-contiguous: its 128 rows (rows of A, columns of B) one after
-//! the other. Tiles of 64 bytes per row (16-bit, FP8, MXFP4 and decoded operands) are stored
-//! without padding, their four 16-byte chunks XOR-swizzled per row ([`swizzled`]), which keeps
-//! the LDS banks free of conflicts for the stores of either operand layout and for the fragment
-//! reads of every gfx (see [`swizzled`]). Wider rows (MXFP8, MXFP6) are padded
-//! ([`CodeOperand::offset`]).
+//! In LDS every operand tile is K-contiguous: its 128 rows (rows of A, columns of B) one after the
+//! other; a 16-bit operand in blocks of 64 puts its two K subtiles of 64 rows there instead. Tiles
+//! of 64 bytes per row (16-bit, FP8, MXFP4 and decoded operands) are stored without padding, their
+//! four 16-byte chunks XOR-swizzled per row ([`swizzled`]), which keeps the LDS banks free of
+//! conflicts for the stores of either operand layout and for the fragment reads of every gfx (see
+//! [`swizzled`]). Wider rows (MXFP8, MXFP6) are padded ([`CodeOperand::offset`]).
 //!
 //! Global loads are 16 bytes wide when a run of 16 bytes lies inside the matrix and is aligned
 //! (the matrix's rows are a multiple of 16 bytes); runs at the matrix's edges, and matrices
@@ -46,8 +46,20 @@ pub unsafe fn load16(p: *const u8) -> [u32; 4] {
     unsafe { core::mem::transmute::<u128, [u32; 4]>((*(p as *const Wide)).0) }
 }
 
-/// Elements of a 16-bit operand's K tile.
+/// Elements of a 16-bit operand's K tile in a block of [`BLOCK`] rows (of each of its K
+/// subtiles in a smaller block: [`half_tile_k`]).
 pub const HALF_TILE_K: u32 = 32;
+
+/// Rows of [`SWIZZLED_ROW_BYTES`] an LDS buffer of a 16-bit operand holds, whatever the block:
+/// a block of `b` rows holds `TILE_LINES / b` K subtiles of [`HALF_TILE_K`] elements, one
+/// after the other.
+const TILE_LINES: u32 = BLOCK;
+
+/// Elements of a 16-bit operand's K tile in a block of `block` rows: [`HALF_TILE_K`] per K
+/// subtile.
+pub const fn half_tile_k(block: u32) -> u32 {
+    HALF_TILE_K * (TILE_LINES / block)
+}
 
 /// Bytes per LDS row of a swizzled tile ([`swizzled`]): a K tile of 32 16-bit elements or 64
 /// byte codes.
@@ -83,15 +95,16 @@ pub unsafe fn store16(p: *mut u8, words: [u32; 4]) {
     unsafe { *(p as *mut Words16) = Words16(words) };
 }
 
-/// 8-element runs each work-item moves per 16-bit tile (128 rows x 32 elements / 8 / 256).
-const HALF_RUNS: usize = (BLOCK * HALF_TILE_K / 8 / THREADS) as usize;
+/// 8-element runs each work-item moves per 16-bit tile (128 lines x 32 elements / 8 / 256).
+const HALF_RUNS: usize = (TILE_LINES * HALF_TILE_K / 8 / THREADS) as usize;
 
 /// A 16-bit (f16 or bf16) operand of `rows x k` elements (rows of A, or columns of B), stored
 /// K-contiguous (`K_CONTIGUOUS`: element `(r, k)` at `base[r * k_total + k]`) or
-/// rows-contiguous (at `base[k * rows + r]`). The workgroup stages rows `row0..row0 + 128`. The
+/// rows-contiguous (at `base[k * rows + r]`). The workgroup stages rows `row0..row0 + ROWS`
+/// (128 or 64; a block of 64 stages K tiles of 64 elements, as two K subtiles of 32). The
 /// layout is a type parameter so that each layout pair is its own straight-line code (a
 /// run-time choice inside the loop costs scalar registers for its conditions).
-pub struct HalfOperand<const K_CONTIGUOUS: bool> {
+pub struct HalfOperand<const K_CONTIGUOUS: bool, const ROWS: u32 = BLOCK> {
     /// The matrix's first element.
     pub base: *const u16,
     /// Rows (M for A, N for B).
@@ -102,7 +115,10 @@ pub struct HalfOperand<const K_CONTIGUOUS: bool> {
     pub row0: u32,
 }
 
-impl<const K_CONTIGUOUS: bool> HalfOperand<K_CONTIGUOUS> {
+impl<const K_CONTIGUOUS: bool, const ROWS: u32> HalfOperand<K_CONTIGUOUS, ROWS> {
+    /// Elements of a K tile.
+    const TILE_K: u32 = half_tile_k(ROWS);
+
     /// The 8 elements `(row, k..k + 8)` of a K-contiguous matrix, 0 outside it.
     ///
     /// # Safety
@@ -168,14 +184,16 @@ impl<const K_CONTIGUOUS: bool> HalfOperand<K_CONTIGUOUS> {
         } else {
             self.rows.is_multiple_of(8)
         };
-        aligned && self.row0 + BLOCK <= self.rows && k0 + HALF_TILE_K <= self.k
+        aligned && self.row0 + ROWS <= self.rows && k0 + Self::TILE_K <= self.k
     }
 
-    /// Run `j` of this work-item in a tile: `(row in tile, k in tile)` of its first element.
-    /// K-contiguous: 4 work-items cover a row's 32 elements. Rows-contiguous: 4 work-items cover
-    /// 32 rows, each group of 64 work-items (a wave64, or two wave32s) its own 32 rows at every
-    /// k; a work-item's two runs are the same 8 rows at two consecutive k (`k + j`, `k` even),
-    /// so that it holds each row's pair of elements, written as one dword ([`swizzled`]).
+    /// Run `j` of this work-item in the LDS buffer: `(line, k in line)` of its first element,
+    /// lines of [`HALF_TILE_K`] elements ([`Self::in_tile`] says which row and K of the tile).
+    /// K-contiguous: 4 work-items cover a line's 32 elements. Rows-contiguous: 4 work-items
+    /// cover 32 lines, each group of 64 work-items (a wave64, or two wave32s) its own 32 lines
+    /// at every k; a work-item's two runs are the same 8 lines at two consecutive k (`k + j`,
+    /// `k` even), so that it holds each line's pair of elements, written as one dword
+    /// ([`swizzled`]).
     #[inline(always)]
     fn run_position(&self, j: usize) -> (u32, u32) {
         let t = thread();
@@ -185,6 +203,17 @@ impl<const K_CONTIGUOUS: bool> HalfOperand<K_CONTIGUOUS> {
         } else {
             let (group, member) = (t / 64, t % 64);
             ((member % 4 + 4 * group) * 8, 2 * (member / 4) + j as u32)
+        }
+    }
+
+    /// The row and K, in the tile, of element `k` of LDS line `line`: K subtile `line / ROWS`
+    /// holds the rows in order.
+    #[inline(always)]
+    fn in_tile((line, k): (u32, u32)) -> (u32, u32) {
+        if ROWS == TILE_LINES {
+            (line, k)
+        } else {
+            (line % ROWS, k + HALF_TILE_K * (line / ROWS))
         }
     }
 }
@@ -199,22 +228,27 @@ const _: () = assert!(
 );
 const _: () = assert!(RUN_ROWS.is_multiple_of(32));
 
-impl<const K_CONTIGUOUS: bool> Stage for HalfOperand<K_CONTIGUOUS> {
-    const LDS_BYTES: u32 = BLOCK * SWIZZLED_ROW_BYTES;
+impl<const K_CONTIGUOUS: bool, const ROWS: u32> Stage for HalfOperand<K_CONTIGUOUS, ROWS> {
+    const LDS_BYTES: u32 = TILE_LINES * SWIZZLED_ROW_BYTES;
+    const ROWS: u32 = ROWS;
+    const K_SUBTILES: u32 = {
+        assert!(ROWS == BLOCK || ROWS == BLOCK / 2);
+        TILE_LINES / ROWS
+    };
     type Held = [[u32; 4]; HALF_RUNS];
 
     #[inline(always)]
     fn is_full(&self, k_tiles: u32) -> bool {
-        k_tiles == 0 || self.is_interior((k_tiles - 1) * HALF_TILE_K)
+        k_tiles == 0 || self.is_interior((k_tiles - 1) * Self::TILE_K)
     }
 
     #[inline(always)]
     unsafe fn fetch_full(&self, tile: u32) -> Self::Held {
-        let k0 = tile * HALF_TILE_K;
+        let k0 = tile * Self::TILE_K;
         // SAFETY: every run lies inside the matrix, 16-byte aligned (is_interior holds for
         // this tile, as the caller guarantees).
         core::array::from_fn(|j| unsafe {
-            let (r, k) = self.run_position(j);
+            let (r, k) = Self::in_tile(self.run_position(j));
             let (row, k) = (self.row0 + r, k0 + k);
             let at = if K_CONTIGUOUS {
                 row as usize * self.k as usize + k as usize
@@ -227,13 +261,13 @@ impl<const K_CONTIGUOUS: bool> Stage for HalfOperand<K_CONTIGUOUS> {
 
     #[inline(always)]
     unsafe fn fetch(&self, tile: u32) -> Self::Held {
-        let k0 = tile * HALF_TILE_K;
+        let k0 = tile * Self::TILE_K;
         if self.is_interior(k0) {
             // SAFETY: the tile is inside the matrix (is_interior).
             return unsafe { self.fetch_full(tile) };
         }
         core::array::from_fn(|j| {
-            let (r, k) = self.run_position(j);
+            let (r, k) = Self::in_tile(self.run_position(j));
             let (row, k) = (self.row0 + r, k0 + k);
             // SAFETY: as the caller guarantees.
             unsafe {
@@ -249,19 +283,19 @@ impl<const K_CONTIGUOUS: bool> Stage for HalfOperand<K_CONTIGUOUS> {
     #[inline(always)]
     unsafe fn store(&self, held: Self::Held, lds: *mut u8) {
         if K_CONTIGUOUS {
-            // Run j is 64 j rows below run 0: laid out alike, a constant offset away.
+            // Run j is 64 j lines below run 0: laid out alike, a constant offset away.
             let (r, k) = self.run_position(0);
             let first = swizzled(r, k * 2);
             for (j, words) in held.iter().enumerate() {
                 let at = first + j as u32 * RUN_ROWS * SWIZZLED_ROW_BYTES;
-                // SAFETY: row r + 64 j < 128, elements k..k + 8 < 32 (one 16-byte chunk):
+                // SAFETY: line r + 64 j < 128, elements k..k + 8 < 32 (one 16-byte chunk):
                 // inside the buffer, 16-byte aligned.
                 unsafe { store16(lds.add(at as usize), *words) };
             }
             return;
         }
-        // Run j holds element (r + i, k + j) of rows r..r + 8 (r a multiple of 8, k even): the
-        // dword of row r + i at elements k, k + 1 is half i % 2 of word i / 2 of both runs. It
+        // Run j holds element (r + i, k + j) of lines r..r + 8 (r a multiple of 8, k even): the
+        // dword of line r + i at elements k, k + 1 is half i % 2 of word i / 2 of both runs. It
         // is at swizzled(r + i, 2 k) = r_line(i) + (2 k ^ ((((i >> 1) ^ (r >> 3)) & 3) << 4)):
         // rows i and i + 1 (i even) share the XOR pattern, 64 bytes apart (one two-address
         // write).
@@ -276,7 +310,7 @@ impl<const K_CONTIGUOUS: bool> Stage for HalfOperand<K_CONTIGUOUS> {
                 pack_halves::<1>(low, high)
             };
             let at = line(i >> 1) + i * SWIZZLED_ROW_BYTES;
-            // SAFETY: row r + i < 128, elements k, k + 1 < 32: inside the buffer, 4-byte aligned.
+            // SAFETY: line r + i < 128, elements k, k + 1 < 32: inside the buffer, 4-byte aligned.
             unsafe { *(lds.add(at as usize) as *mut u32) = pair };
         }
     }

@@ -1,12 +1,14 @@
 //! The tiled matrix-core GEMM every GEMM kernel shares: a workgroup of 256 work-items computes a
-//! 128 x 128 tile of `C`. Its waves form a grid of 2 rows: 4 waves of 64 lanes (CDNA, RDNA
-//! wave64) each take a 64 x 64 quarter, 8 waves of 32 lanes (RDNA wave32) each a 64 x 32 eighth,
-//! as tiles of a 16 x 16 or 32 x 32 matrix instruction (MFMA or WMMA; [`repeats_m`] x
+//! block of `B x B` elements of `C`, `B` being [`BLOCK`] (128) or 64 (the 16-bit GEMM's
+//! `_64` kernels). Its waves form a grid of 2 rows: 4 waves of 64 lanes (CDNA, RDNA wave64) each
+//! take a quarter (64 x 64 of a block of 128), 8 waves of 32 lanes (RDNA wave32) each an eighth
+//! (64 x 32), as tiles of a 16 x 16 or 32 x 32 matrix instruction (MFMA or WMMA; [`repeats_m`] x
 //! [`repeats_n`] of them); the K dimension is walked in tiles staged through LDS,
-//! double-buffered.
+//! double-buffered. A block of 64 stages K tiles twice as deep in the same bytes, as two K
+//! subtiles ([`Stage::K_SUBTILES`]) that the step multiplies one after the other.
 //!
 //! What varies per kernel is behind two traits: a [`Stage`] moves one operand's K tile from
-//! global memory into LDS (its 128 rows, K-contiguous, in the layout its [`Step`] reads), and a
+//! global memory into LDS (its block's rows, K-contiguous, in the layout its [`Step`] reads), and a
 //! [`Step`] runs the matrix instructions over one staged K tile. The main loop, [`gemm`], has
 //! two forms, chosen once per workgroup. When every K tile of both operands lies inside the
 //! matrices ([`Stage::is_full`]), the loads take no checks ([`Stage::fetch_full`]) and the loop
@@ -42,11 +44,12 @@ use iron_intrinsics::sync::{schedule_fence, workgroup_barrier};
 use iron_intrinsics::target::WAVE;
 
 /// Runs `$body` for every `($tm, $tn)` of a list of constant index pairs that lies inside the
-/// wave tile of instruction `$core` (the test is a constant), each in its own block.
+/// wave tile of instruction `$core` in a block of `$block` (the test is a constant), each in
+/// its own block.
 macro_rules! for_pairs {
-    ($core:ty; $tm:ident $tn:ident $body:expr; $($i:literal $j:literal),*) => {{
-        $(if $i < $crate::gemm_tile::repeats_m::<$core>()
-            && $j < $crate::gemm_tile::repeats_n::<$core>()
+    ($core:ty, $block:tt; $tm:ident $tn:ident $body:expr; $($i:literal $j:literal),*) => {{
+        $(if $i < $crate::gemm_tile::repeats_m::<$core, $block>()
+            && $j < $crate::gemm_tile::repeats_n::<$core, $block>()
         {
             let ($tm, $tn): (usize, usize) = ($i, $j);
             $body;
@@ -55,15 +58,15 @@ macro_rules! for_pairs {
 }
 pub(crate) use for_pairs;
 
-/// Runs `$body` for every tile `($tm, $tn)` of instruction `$core` in a wave tile
-/// ([`repeats_m`] x [`repeats_n`]), written out with constant indices: the accumulators stay in
-/// registers (a loop LLVM does not unroll, or a closure it does not inline, would put them in
-/// scratch memory).
+/// Runs `$body` for every tile `($tm, $tn)` of instruction `$core` in a wave tile of a block of
+/// `$block` ([`repeats_m`] x [`repeats_n`]), written out with constant indices: the accumulators
+/// stay in registers (a loop LLVM does not unroll, or a closure it does not inline, would put them
+/// in scratch memory).
 #[cfg(any(iron_wave = "64", not(target_arch = "amdgpu")))]
 macro_rules! each_tile {
-    ($core:ty, |$tm:ident, $tn:ident| $body:expr) => {{
+    ($core:ty, $block:tt, |$tm:ident, $tn:ident| $body:expr) => {{
         const { assert!($crate::gemm_tile::REPEATS_M == 4 && $crate::gemm_tile::REPEATS_N == 4) };
-        $crate::gemm_tile::for_pairs!($core; $tm $tn $body;
+        $crate::gemm_tile::for_pairs!($core, $block; $tm $tn $body;
             0 0, 0 1, 0 2, 0 3, 1 0, 1 1, 1 2, 1 3, 2 0, 2 1, 2 2, 2 3, 3 0, 3 1, 3 2, 3 3)
     }};
 }
@@ -71,9 +74,10 @@ macro_rules! each_tile {
 /// wave64 definition).
 #[cfg(iron_wave = "32")]
 macro_rules! each_tile {
-    ($core:ty, |$tm:ident, $tn:ident| $body:expr) => {{
+    ($core:ty, $block:tt, |$tm:ident, $tn:ident| $body:expr) => {{
         const { assert!($crate::gemm_tile::REPEATS_M == 4 && $crate::gemm_tile::REPEATS_N == 2) };
-        $crate::gemm_tile::for_pairs!($core; $tm $tn $body; 0 0, 0 1, 1 0, 1 1, 2 0, 2 1, 3 0, 3 1)
+        $crate::gemm_tile::for_pairs!($core, $block; $tm $tn $body;
+            0 0, 0 1, 1 0, 1 1, 2 0, 2 1, 3 0, 3 1)
     }};
 }
 #[cfg(any(iron_gfx = "gfx950", not(target_arch = "amdgpu")))]
@@ -102,35 +106,35 @@ macro_rules! per_index_below {
 }
 pub(crate) use per_index_below;
 
-/// `[$value for $t in 0..repeats_m::<$core>()]`: one fragment per tile row of a wave tile
-/// ([`REPEATS_M`] entries, those past the instruction's repeats unused).
+/// `[$value for $t in 0..repeats_m::<$core, $block>()]`: one fragment per tile row of a wave
+/// tile ([`REPEATS_M`] entries, those past the instruction's repeats unused).
 macro_rules! per_row {
-    ($core:ty, |$t:ident| $value:expr) => {{
+    ($core:ty, $block:tt, |$t:ident| $value:expr) => {{
         const { assert!($crate::gemm_tile::REPEATS_M == 4) };
         $crate::gemm_tile::per_index_below!(
-            $crate::gemm_tile::repeats_m::<$core>() as u32, |$t| $value; 0, 1, 2, 3)
+            $crate::gemm_tile::repeats_m::<$core, $block>() as u32, |$t| $value; 0, 1, 2, 3)
     }};
 }
 #[cfg(any(iron_gfx = "gfx950", not(target_arch = "amdgpu")))]
 pub(crate) use per_row;
 
-/// `[$value for $t in 0..repeats_n::<$core>()]`: one fragment per tile column of a wave tile
-/// ([`REPEATS_N`] entries, those past the instruction's repeats unused).
+/// `[$value for $t in 0..repeats_n::<$core, $block>()]`: one fragment per tile column of a
+/// wave tile ([`REPEATS_N`] entries, those past the instruction's repeats unused).
 #[cfg(any(iron_wave = "64", not(target_arch = "amdgpu")))]
 macro_rules! per_col {
-    ($core:ty, |$t:ident| $value:expr) => {{
+    ($core:ty, $block:tt, |$t:ident| $value:expr) => {{
         const { assert!($crate::gemm_tile::REPEATS_N == 4) };
         $crate::gemm_tile::per_index_below!(
-            $crate::gemm_tile::repeats_n::<$core>() as u32, |$t| $value; 0, 1, 2, 3)
+            $crate::gemm_tile::repeats_n::<$core, $block>() as u32, |$t| $value; 0, 1, 2, 3)
     }};
 }
-/// `[$value for $t in 0..repeats_n::<$core>()]` (see the wave64 definition).
+/// `[$value for $t in 0..repeats_n::<$core, $block>()]` (see the wave64 definition).
 #[cfg(iron_wave = "32")]
 macro_rules! per_col {
-    ($core:ty, |$t:ident| $value:expr) => {{
+    ($core:ty, $block:tt, |$t:ident| $value:expr) => {{
         const { assert!($crate::gemm_tile::REPEATS_N == 2) };
         $crate::gemm_tile::per_index_below!(
-            $crate::gemm_tile::repeats_n::<$core>() as u32, |$t| $value; 0, 1)
+            $crate::gemm_tile::repeats_n::<$core, $block>() as u32, |$t| $value; 0, 1)
     }};
 }
 #[cfg(any(iron_gfx = "gfx950", not(target_arch = "amdgpu")))]
@@ -140,34 +144,41 @@ pub(crate) use per_col;
 const WAVES: u32 = THREADS / WAVE;
 /// Waves per row of the workgroup's wave grid (which has 2 rows).
 const WAVE_GRID_COLS: u32 = WAVES / 2;
-/// Rows of `C` per wave.
-const WAVE_ROWS: u32 = BLOCK / 2;
-/// Columns of `C` per wave.
-const WAVE_COLS: u32 = BLOCK / WAVE_GRID_COLS;
+
+/// Rows of `C` per wave in a block of `block` rows and columns.
+pub const fn wave_rows(block: u32) -> u32 {
+    block / 2
+}
+
+/// Columns of `C` per wave in a block of `block` rows and columns.
+pub const fn wave_cols(block: u32) -> u32 {
+    block / WAVE_GRID_COLS
+}
+
 /// Rows (and columns) of the smallest matrix-instruction tile a GEMM step uses (16 x 16; CDNA
 /// also has 32 x 32).
 const MIN_MMA_TILE: u32 = 16;
 /// The most matrix-instruction tiles per wave tile column (rows of tiles): those of a 16 x 16
-/// instruction.
-pub const REPEATS_M: usize = (WAVE_ROWS / MIN_MMA_TILE) as usize;
+/// instruction in a block of [`BLOCK`].
+pub const REPEATS_M: usize = (wave_rows(BLOCK) / MIN_MMA_TILE) as usize;
 /// The most matrix-instruction tiles per wave tile row (columns of tiles).
-pub const REPEATS_N: usize = (WAVE_COLS / MIN_MMA_TILE) as usize;
+pub const REPEATS_N: usize = (wave_cols(BLOCK) / MIN_MMA_TILE) as usize;
 
-/// Tiles of instruction `I` per wave tile column.
+/// Tiles of instruction `I` per wave tile column in a block of `B`.
 #[inline(always)]
-pub const fn repeats_m<I: MatrixCore>() -> usize {
-    (WAVE_ROWS / I::M) as usize
+pub const fn repeats_m<I: MatrixCore, const B: u32>() -> usize {
+    (wave_rows(B) / I::M) as usize
 }
 
-/// Tiles of instruction `I` per wave tile row.
+/// Tiles of instruction `I` per wave tile row in a block of `B`.
 #[inline(always)]
-pub const fn repeats_n<I: MatrixCore>() -> usize {
-    (WAVE_COLS / I::N) as usize
+pub const fn repeats_n<I: MatrixCore, const B: u32>() -> usize {
+    (wave_cols(B) / I::N) as usize
 }
 
 /// The accumulators of one wave, `[row][column]` of instruction tiles: [`repeats_m`] x
-/// [`repeats_n`] of them in use (all of them for a 16 x 16 instruction; the others are never
-/// touched, and take no registers).
+/// [`repeats_n`] of them in use (all of them for a 16 x 16 instruction in a block of
+/// [`BLOCK`]; the others are never touched, and take no registers).
 pub type Accumulators<I> = [[<I as MatrixCore>::Acc; REPEATS_N]; REPEATS_M];
 
 /// This work-item's index in the workgroup (`0..THREADS`).
@@ -176,21 +187,27 @@ pub fn thread() -> u32 {
     workitem_id_x()
 }
 
-/// The first row and column of `C` this workgroup computes: workgroup `(x, y)` takes column
-/// tile `x` and row tile `y`.
+/// The first row and column of `C` this workgroup computes in blocks of `B` rows and columns:
+/// workgroup `(x, y)` takes column block `x` and row block `y`.
 #[inline(always)]
-pub fn block_origin() -> (u32, u32) {
-    (workgroup_id_y() * BLOCK, workgroup_id_x() * BLOCK)
+pub fn block_origin<const B: u32>() -> (u32, u32) {
+    (workgroup_id_y() * B, workgroup_id_x() * B)
 }
 
 /// One operand's journey from global memory to LDS, one K tile at a time.
 pub trait Stage {
     /// Bytes one LDS buffer of this operand takes.
     const LDS_BYTES: u32;
+    /// Rows the workgroup stages (and computes): the block's side.
+    const ROWS: u32 = BLOCK;
+    /// Parts of a K tile the LDS buffer holds one after the other, each staged and read as a
+    /// K tile of [`Self::ROWS`] rows would be alone: a block of 64 rows stages a K tile twice
+    /// as deep as a block of 128, in the same bytes.
+    const K_SUBTILES: u32 = 1;
     /// What a work-item holds of a tile between its global loads and its LDS writes.
     type Held: Copy;
 
-    /// This work-item's share of K tile `tile` of the workgroup's 128 rows, zero outside the
+    /// This work-item's share of K tile `tile` of the workgroup's rows, zero outside the
     /// matrix. Called by every work-item.
     ///
     /// # Safety
@@ -228,13 +245,13 @@ pub trait Step {
     /// element `i` of lane `l` is at row [`d_col`]`(l)` and column `d_row(l, i)` of its tile.
     const TRANSPOSED: bool = false;
 
-    /// Adds the products of the K tile staged at `a` (A's 128 rows) and `b` (B's 128 columns)
-    /// to the accumulators of the wave tile whose first row and column in the block are
-    /// `wave_row` and `wave_col`. Wave-wide.
+    /// Adds the products of the K tile staged at `a` (A's `B` rows) and `b` (B's `B` columns)
+    /// to the accumulators of the wave tile whose first row and column in the block (of `B`
+    /// rows and columns) are `wave_row` and `wave_col`. Wave-wide.
     ///
     /// # Safety
     /// `a` and `b` must hold a tile staged as this step reads it.
-    unsafe fn step(
+    unsafe fn step<const B: u32>(
         acc: &mut Accumulators<Self::Core>,
         a: *const u8,
         b: *const u8,
@@ -292,14 +309,15 @@ impl<O: Float> Output<O> {
     /// # Safety
     /// As for [`Output::write`].
     #[inline(always)]
-    pub unsafe fn write_block<S: Step>(&self, acc: &Accumulators<S::Core>) {
-        let (row0, col0) = block_origin();
-        let (wave_row, wave_col) = wave_origin();
+    pub unsafe fn write_block<S: Step, const B: u32>(&self, acc: &Accumulators<S::Core>) {
+        let (row0, col0) = block_origin::<B>();
+        let (wave_row, wave_col) = wave_origin::<B>();
         // SAFETY: as the caller guarantees.
-        unsafe { self.write::<S>(acc, row0, col0, wave_row, wave_col) };
+        unsafe { self.write::<S, B>(acc, row0, col0, wave_row, wave_col) };
     }
 
-    /// Writes this wave's accumulators (of step `S`): element `(r, c)` of the block tile is
+    /// Writes this wave's accumulators (of step `S`, in a block of `B` rows and columns):
+    /// element `(r, c)` of the block tile is
     /// `C[row0 + r][col0 + c]`, written when inside `m x n`. The value of each element is
     /// computed once, whatever the block's path: `alpha * acc`, `beta * C` and the bias added
     /// (each only when asked), rounded to `O`; only the reads of `C` and the bias and the final
@@ -315,13 +333,13 @@ impl<O: Float> Output<O> {
     ///
     /// # Safety
     /// `c` must hold `m * n` elements and `bias` (when used) `n`, 16-byte aligned; `row0 < m`,
-    /// and `BLOCK * n * size_of::<O>()` at most `2^31` (see [`EdgeBuffer`]).
+    /// and `B * n * size_of::<O>()` at most `2^31` (see [`EdgeBuffer`]).
     #[inline(always)]
     #[allow(
         clippy::needless_range_loop,
         reason = "indexed with the unrolled loops' constants, the arrays stay in registers"
     )]
-    unsafe fn write<S: Step>(
+    unsafe fn write<S: Step, const B: u32>(
         &self,
         acc: &Accumulators<S::Core>,
         row0: u32,
@@ -329,7 +347,7 @@ impl<O: Float> Output<O> {
         wave_row: u32,
         wave_col: u32,
     ) {
-        let interior = row0 + BLOCK <= self.m && col0 + BLOCK <= self.n;
+        let interior = row0 + B <= self.m && col0 + B <= self.n;
         let runs = S::TRANSPOSED && <S::Core as MatrixCore>::D_RUN.is_multiple_of(RUN);
         let wide = runs && interior && self.n.is_multiple_of(RUN);
         let (row0, col0) = (row0 + wave_row, col0 + wave_col);
@@ -351,7 +369,7 @@ impl<O: Float> Output<O> {
         // The index in C of a position.
         let index = |(row, col): (u32, u32)| row as usize * self.n as usize + col as usize;
         let mut values = [[[0.0f32; MAX_ACC]; REPEATS_N]; REPEATS_M];
-        each_tile!(S::Core, |tm, tn| {
+        each_tile!(S::Core, B, |tm, tn| {
             for i in 0..len {
                 values[tm][tn][i] = self.alpha * acc[tm][tn].element(i);
             }
@@ -359,7 +377,7 @@ impl<O: Float> Output<O> {
         // Each choice below is made once for all tiles: inside `each_tile!` it cost scalar
         // instructions and a branch per tile.
         if self.beta != 0.0 && wide {
-            each_tile!(S::Core, |tm, tn| {
+            each_tile!(S::Core, B, |tm, tn| {
                 for run in 0..len / RUN as usize {
                     let first = run * RUN as usize;
                     let at = index(position(tm, tn, first));
@@ -373,8 +391,8 @@ impl<O: Float> Output<O> {
                 }
             });
         } else if self.beta != 0.0 && EDGE_THROUGH_BUFFER {
-            let edge = EdgeBuffer::new(self, row0 - wave_row);
-            each_tile!(S::Core, |tm, tn| {
+            let edge = EdgeBuffer::new(self, row0 - wave_row, B);
+            each_tile!(S::Core, B, |tm, tn| {
                 for i in 0..len {
                     // SAFETY: an element of C, or 0 outside.
                     let old = unsafe { edge.read(position(tm, tn, i)) };
@@ -386,7 +404,7 @@ impl<O: Float> Output<O> {
                 schedule_fence();
             });
         } else if self.beta != 0.0 {
-            each_tile!(S::Core, |tm, tn| {
+            each_tile!(S::Core, B, |tm, tn| {
                 for i in 0..len {
                     let (row, col) = position(tm, tn, i);
                     // Not clamped: another wave may write the element a clamped position names.
@@ -401,7 +419,7 @@ impl<O: Float> Output<O> {
             });
         }
         if self.has_bias && wide {
-            each_tile!(S::Core, |tm, tn| {
+            each_tile!(S::Core, B, |tm, tn| {
                 for run in 0..len / RUN as usize {
                     let first = run * RUN as usize;
                     let (_, col) = position(tm, tn, first);
@@ -413,7 +431,7 @@ impl<O: Float> Output<O> {
                 }
             });
         } else if self.has_bias {
-            each_tile!(S::Core, |tm, tn| {
+            each_tile!(S::Core, B, |tm, tn| {
                 for i in 0..len {
                     let (_, col) = position(tm, tn, i);
                     // SAFETY: a column clamped into the bias.
@@ -422,7 +440,7 @@ impl<O: Float> Output<O> {
             });
         }
         let mut rounded = [[[O::round_from_f32(0.0); MAX_ACC]; REPEATS_N]; REPEATS_M];
-        each_tile!(S::Core, |tm, tn| {
+        each_tile!(S::Core, B, |tm, tn| {
             for pair in 0..len / 2 {
                 let (first, values) = (2 * pair, &values[tm][tn]);
                 let [even, odd] = O::round_pair_from_f32(values[first], values[first + 1]);
@@ -431,7 +449,7 @@ impl<O: Float> Output<O> {
             }
         });
         if wide {
-            each_tile!(S::Core, |tm, tn| {
+            each_tile!(S::Core, B, |tm, tn| {
                 for run in 0..len / RUN as usize {
                     let first = run * RUN as usize;
                     let at = index(position(tm, tn, first));
@@ -444,7 +462,7 @@ impl<O: Float> Output<O> {
         } else if interior {
             // Apart from the checked stores: with the test merged in, every element took an
             // exec mask update and a branch (gfx11, whose accumulators hold no runs).
-            each_tile!(S::Core, |tm, tn| {
+            each_tile!(S::Core, B, |tm, tn| {
                 for i in 0..len {
                     let at = index(position(tm, tn, i));
                     // SAFETY: the block is inside C.
@@ -452,15 +470,15 @@ impl<O: Float> Output<O> {
                 }
             });
         } else if EDGE_THROUGH_BUFFER {
-            let edge = EdgeBuffer::new(self, row0 - wave_row);
-            each_tile!(S::Core, |tm, tn| {
+            let edge = EdgeBuffer::new(self, row0 - wave_row, B);
+            each_tile!(S::Core, B, |tm, tn| {
                 for i in 0..len {
                     // SAFETY: an element of C; dropped outside.
                     unsafe { edge.write(position(tm, tn, i), rounded[tm][tn][i]) };
                 }
             });
         } else {
-            each_tile!(S::Core, |tm, tn| {
+            each_tile!(S::Core, B, |tm, tn| {
                 for i in 0..len {
                     let (row, col) = position(tm, tn, i);
                     if row < self.m && col < self.n {
@@ -486,8 +504,8 @@ const EDGE_THROUGH_BUFFER: bool = cfg!(iron_family = "rdna");
 /// An edge block's rows of `C` (as far as `C` goes) as a range-checked [`Buffer`]: a row past
 /// `m` lies past its end, and a column past `n` takes the offset [`OUTSIDE`], so the hardware
 /// drops the stores of elements outside `C` and reads them as 0, without a branch. Byte offsets
-/// inside the block must stay below `2^31`: `BLOCK * n * size_of::<O>() <= 2^31` (the host
-/// library refuses a larger `n`).
+/// inside the block must stay below `2^31`: `rows * n * size_of::<O>() <= 2^31` for a block of
+/// `rows` rows (the host library refuses a larger `n`).
 #[derive(Clone, Copy)]
 struct EdgeBuffer<O> {
     /// The block's rows.
@@ -503,13 +521,13 @@ struct EdgeBuffer<O> {
 }
 
 impl<O: Float> EdgeBuffer<O> {
-    /// The rows of the block whose first row is `row0 < m`.
+    /// The rows of the block of `rows` rows whose first row is `row0 < m`.
     #[inline(always)]
-    fn new(out: &Output<O>, row0: u32) -> Self {
+    fn new(out: &Output<O>, row0: u32, rows: u32) -> Self {
         let row_bytes = out.n * size_of::<O>() as u32;
         let base = out.c.wrapping_add(row0 as usize * out.n as usize);
         EdgeBuffer {
-            rows: Buffer::new(base, (out.m - row0).min(BLOCK) * row_bytes),
+            rows: Buffer::new(base, (out.m - row0).min(rows) * row_bytes),
             row0,
             n: out.n,
             row_bytes,
@@ -606,38 +624,45 @@ unsafe fn write_run<O: Float>(p: *mut O, values: [O; RUN as usize]) {
     }
 }
 
-/// Runs the GEMM of this workgroup's tile over `k_tiles` K tiles: stages A and B through LDS
-/// with `a` and `b`, accumulates with `S` ([`product`]), and writes `out`
-/// ([`Output::write_block`]). Workgroup-wide; the workgroup is `(workgroup_id_x,
-/// workgroup_id_y)` = (column tile, row tile) of `C`.
+/// Runs the GEMM of this workgroup's block of `B` x `B` elements of `C` over `k_tiles` K tiles:
+/// stages A and B through LDS with `a` and `b` (which stage `B` rows each), accumulates with `S`
+/// ([`product`]), and writes `out` ([`Output::write_block`]). Workgroup-wide; the workgroup is
+/// `(workgroup_id_x, workgroup_id_y)` = (column block, row block) of `C`.
 ///
-/// Dynamic LDS: `2 * (A::LDS_BYTES + B::LDS_BYTES)` bytes.
+/// Dynamic LDS: `2 * (SA::LDS_BYTES + SB::LDS_BYTES)` bytes.
 ///
 /// # Safety
 /// The stages' and the output's pointers must hold the matrices they describe, and the
 /// launch must give the dynamic LDS above, with workgroups of [`THREADS`](crate::gemm::THREADS)
 /// work-items.
 #[inline(always)]
-pub unsafe fn gemm<A: Stage, B: Stage, S: Step, O: Float>(
-    a: &A,
-    b: &B,
+pub unsafe fn gemm<SA: Stage, SB: Stage, S: Step, O: Float, const B: u32>(
+    a: &SA,
+    b: &SB,
     k_tiles: u32,
     out: &Output<O>,
 ) {
+    const {
+        assert!(SA::ROWS == B && SB::ROWS == B && SA::K_SUBTILES == SB::K_SUBTILES);
+        assert!(SA::K_SUBTILES == 1 || SA::K_SUBTILES == 2);
+        assert!(wave_rows(B).is_multiple_of(32) && wave_cols(B).is_multiple_of(16));
+        assert!(wave_rows(B) <= wave_rows(BLOCK) && wave_cols(B) <= wave_cols(BLOCK));
+    };
     // SAFETY: as the caller guarantees.
     unsafe {
-        let acc = product::<A, B, S>(a, b, k_tiles);
-        out.write_block::<S>(&acc);
+        let acc = product::<SA, SB, S, B>(a, b, k_tiles);
+        out.write_block::<S, B>(&acc);
     }
 }
 
-/// The first row and column, within the workgroup's tile, of this wave's tile.
+/// The first row and column, within the workgroup's block of `B` rows and columns, of this
+/// wave's tile.
 #[inline(always)]
-fn wave_origin() -> (u32, u32) {
+fn wave_origin<const B: u32>() -> (u32, u32) {
     let wave = wave_id();
     (
-        (wave / WAVE_GRID_COLS) * WAVE_ROWS,
-        (wave % WAVE_GRID_COLS) * WAVE_COLS,
+        (wave / WAVE_GRID_COLS) * wave_rows(B),
+        (wave % WAVE_GRID_COLS) * wave_cols(B),
     )
 }
 
@@ -649,19 +674,19 @@ fn wave_origin() -> (u32, u32) {
 /// # Safety
 /// As for [`gemm`].
 #[inline(always)]
-unsafe fn product<A: Stage, B: Stage, S: Step>(
-    a: &A,
-    b: &B,
+unsafe fn product<SA: Stage, SB: Stage, S: Step, const B: u32>(
+    a: &SA,
+    b: &SB,
     k_tiles: u32,
 ) -> Accumulators<S::Core> {
-    let (wave_row, wave_col) = wave_origin();
+    let (wave_row, wave_col) = wave_origin::<B>();
     let full = a.is_full(k_tiles) && b.is_full(k_tiles);
     // SAFETY: as the caller guarantees; the unchecked loop only when every tile is inside.
     unsafe {
         if full {
-            accumulate::<A, B, S, true>(a, b, k_tiles, wave_row, wave_col)
+            accumulate::<SA, SB, S, B, true>(a, b, k_tiles, wave_row, wave_col)
         } else {
-            accumulate::<A, B, S, false>(a, b, k_tiles, wave_row, wave_col)
+            accumulate::<SA, SB, S, B, false>(a, b, k_tiles, wave_row, wave_col)
         }
     }
 }
@@ -672,14 +697,14 @@ unsafe fn product<A: Stage, B: Stage, S: Step>(
 /// # Safety
 /// As for [`gemm`]; when `FULL`, [`Stage::is_full`] must hold for both stages.
 #[inline(always)]
-unsafe fn accumulate<A: Stage, B: Stage, S: Step, const FULL: bool>(
-    a: &A,
-    b: &B,
+unsafe fn accumulate<SA: Stage, SB: Stage, S: Step, const B: u32, const FULL: bool>(
+    a: &SA,
+    b: &SB,
     k_tiles: u32,
     wave_row: u32,
     wave_col: u32,
 ) -> Accumulators<S::Core> {
-    let stage_bytes = A::LDS_BYTES + B::LDS_BYTES;
+    let stage_bytes = SA::LDS_BYTES + SB::LDS_BYTES;
     let lds = lds::dynamic::<u8>();
     // SAFETY: both buffers lie in the dynamic LDS the launch gives.
     let buffer = |t: u32| unsafe { lds.add(((t % 2) * stage_bytes) as usize) };
@@ -688,21 +713,24 @@ unsafe fn accumulate<A: Stage, B: Stage, S: Step, const FULL: bool>(
     if k_tiles == 0 {
         return acc;
     }
-    // SAFETY: buffer t (of two) holds the tile staged and published by the last barrier.
+    // SAFETY: buffer t (of two) holds the tile staged and published by the last barrier, its
+    // K subtiles one after the other in each operand's bytes.
     let step = |acc: &mut Accumulators<S::Core>, t: u32| unsafe {
         let staged = buffer(t);
-        S::step(
-            acc,
-            staged,
-            staged.add(A::LDS_BYTES as usize),
-            wave_row,
-            wave_col,
-        );
+        let (a, b) = (staged, staged.add(SA::LDS_BYTES as usize));
+        S::step::<B>(acc, a, b, wave_row, wave_col);
+        if SA::K_SUBTILES == 2 {
+            let (a, b) = (
+                a.add((SA::LDS_BYTES / 2) as usize),
+                b.add((SB::LDS_BYTES / 2) as usize),
+            );
+            S::step::<B>(acc, a, b, wave_row, wave_col);
+        }
     };
     if FULL {
         // SAFETY (every fetch): as the caller guarantees (every tile lies inside both
         // matrices).
-        let fetch_both = |t: u32| unsafe { (fetch::<A, FULL>(a, t), fetch::<B, FULL>(b, t)) };
+        let fetch_both = |t: u32| unsafe { (fetch::<SA, FULL>(a, t), fetch::<SB, FULL>(b, t)) };
         let first = fetch_both(0);
         // The tile written to LDS after the next tile's matrix instructions: loaded in the
         // prologue and one tile before its write when loading two tiles ahead.
@@ -714,7 +742,7 @@ unsafe fn accumulate<A: Stage, B: Stage, S: Step, const FULL: bool>(
         // SAFETY: buffer 0 holds both operands' LDS bytes, unused yet.
         unsafe {
             a.store(first.0, buffer(0));
-            b.store(first.1, buffer(0).add(A::LDS_BYTES as usize));
+            b.store(first.1, buffer(0).add(SA::LDS_BYTES as usize));
         }
         workgroup_barrier();
         if k_tiles == 1 {
@@ -733,7 +761,7 @@ unsafe fn accumulate<A: Stage, B: Stage, S: Step, const FULL: bool>(
                 unsafe {
                     let staging = buffer(parity + 1);
                     a.store(next.0, staging);
-                    b.store(next.1, staging.add(A::LDS_BYTES as usize));
+                    b.store(next.1, staging.add(SA::LDS_BYTES as usize));
                 }
                 workgroup_barrier();
             }};
@@ -794,7 +822,7 @@ unsafe fn accumulate<A: Stage, B: Stage, S: Step, const FULL: bool>(
         unsafe {
             let staging = buffer(t);
             a.store(held.0, staging);
-            b.store(held.1, staging.add(A::LDS_BYTES as usize));
+            b.store(held.1, staging.add(SA::LDS_BYTES as usize));
         }
         workgroup_barrier();
         if t + 1 < k_tiles {
@@ -922,7 +950,7 @@ impl<I: iron_intrinsics::matrix::Mma, const TILE_K: u32> Step for PlainStep<I, T
     const TRANSPOSED: bool = I::D_RUN.is_multiple_of(RUN);
 
     #[inline(always)]
-    unsafe fn step(
+    unsafe fn step<const B: u32>(
         acc: &mut Accumulators<I>,
         a: *const u8,
         b: *const u8,
@@ -932,7 +960,8 @@ impl<I: iron_intrinsics::matrix::Mma, const TILE_K: u32> Step for PlainStep<I, T
         // Whether one span's fragments take more than 32 registers (gfx11's WMMA fragments hold
         // whole rows): then each span's fragments are loaded within it, so that the compiler
         // does not load every span's fragments at once or ahead of other work.
-        let fenced = const { Self::SPAN as usize * (repeats_m::<I>() + repeats_n::<I>()) > 128 };
+        let fenced =
+            const { Self::SPAN as usize * (repeats_m::<I, B>() + repeats_n::<I, B>()) > 128 };
         const {
             assert!(TILE_K * I::A_BITS / 8 == SWIZZLED_ROW_BYTES && I::A_BITS == I::B_BITS);
             assert!(<I::A as Fragment>::BYTES == <I::B as Fragment>::BYTES);
@@ -940,7 +969,8 @@ impl<I: iron_intrinsics::matrix::Mma, const TILE_K: u32> Step for PlainStep<I, T
             assert!(I::M == I::N && (I::M == 16 || I::M == 32));
             assert!(Self::STEP_BYTES.is_multiple_of(Self::FRAGMENT));
             assert!(SWIZZLED_ROW_BYTES.is_multiple_of(Self::GROUPS * Self::SPAN));
-            assert!(WAVE_ROWS.is_multiple_of(32) && WAVE_COLS.is_multiple_of(32));
+            assert!(wave_rows(B).is_multiple_of(32) && wave_cols(B).is_multiple_of(16));
+            assert!(repeats_m::<I, B>() >= 1 && repeats_n::<I, B>() >= 1);
         };
         let lane = lane_id();
         // Transposed, A's rows are the instruction's B operand and B's its A operand.
@@ -951,34 +981,60 @@ impl<I: iron_intrinsics::matrix::Mma, const TILE_K: u32> Step for PlainStep<I, T
         };
         let group_a = k_a * I::A_BITS / 8 / Self::FRAGMENT;
         let group_b = k_b * I::B_BITS / 8 / Self::FRAGMENT;
+        // Rows 32 apart are laid out alike, so a wave tile starting at a multiple of 32 reads
+        // from its first row as a block's first wave would. A wave tile 16 columns wide (wave32
+        // in a block of 64) may start 16 rows into a set of 32: it reads from the set's first
+        // row, its row tiles counted from there.
+        let whole_sets = const { wave_cols(B).is_multiple_of(32) };
+        let first_col_tile = if whole_sets { 0 } else { wave_col % 32 / I::N };
         // SAFETY: the wave's rows lie in the staged tiles.
         let (a, b) = unsafe {
             (
                 a.add((wave_row * SWIZZLED_ROW_BYTES) as usize),
-                b.add((wave_col * SWIZZLED_ROW_BYTES) as usize),
+                b.add(((wave_col - first_col_tile * I::N) * SWIZZLED_ROW_BYTES) as usize),
             )
         };
-        for span in 0..SWIZZLED_ROW_BYTES / (Self::GROUPS * Self::SPAN) {
-            if fenced {
-                schedule_fence();
-            }
-            // SAFETY: every chunk lies in the staged tile, as the stages wrote it.
-            let sa = per_row!(I, |t| unsafe { Self::span(a, t, group_a, span) });
-            // SAFETY: as above.
-            let sb = per_col!(I, |t| unsafe { Self::span(b, t, group_b, span) });
-            for step in 0..Self::SPAN / Self::FRAGMENT {
-                if Self::TRANSPOSED {
-                    let fa = per_row!(I, |t| Self::fragment::<I::B>(&sa[t as usize], step));
-                    let fb = per_col!(I, |t| Self::fragment::<I::A>(&sb[t as usize], step));
-                    each_tile!(I, |tm, tn| acc[tm][tn] =
-                        I::mma(fb[tn], fa[tm], acc[tm][tn]));
-                } else {
-                    let fa = per_row!(I, |t| Self::fragment::<I::A>(&sa[t as usize], step));
-                    let fb = per_col!(I, |t| Self::fragment::<I::B>(&sb[t as usize], step));
-                    each_tile!(I, |tm, tn| acc[tm][tn] =
-                        I::mma(fa[tm], fb[tn], acc[tm][tn]));
+        let spans = const {
+            let spans = SWIZZLED_ROW_BYTES / (Self::GROUPS * Self::SPAN);
+            assert!(spans == 1 || spans == 2);
+            spans
+        };
+        // Each span written out: as a loop of two, LLVM left it rolled on gfx1100 once the step
+        // was generic over the block (12-27 % more wave-instructions).
+        macro_rules! one_span {
+            ($span:literal) => {
+                if $span < spans {
+                    let span: u32 = $span;
+                    if fenced {
+                        schedule_fence();
+                    }
+                    // SAFETY: every chunk lies in the staged tile, as the stages wrote it.
+                    let sa = per_row!(I, B, |t| unsafe { Self::span(a, t, group_a, span) });
+                    // SAFETY: as above.
+                    let sb = per_col!(I, B, |t| unsafe {
+                        Self::span(b, first_col_tile + t, group_b, span)
+                    });
+                    for step in 0..Self::SPAN / Self::FRAGMENT {
+                        if Self::TRANSPOSED {
+                            let fa =
+                                per_row!(I, B, |t| Self::fragment::<I::B>(&sa[t as usize], step));
+                            let fb =
+                                per_col!(I, B, |t| Self::fragment::<I::A>(&sb[t as usize], step));
+                            each_tile!(I, B, |tm, tn| acc[tm][tn] =
+                                I::mma(fb[tn], fa[tm], acc[tm][tn]));
+                        } else {
+                            let fa =
+                                per_row!(I, B, |t| Self::fragment::<I::A>(&sa[t as usize], step));
+                            let fb =
+                                per_col!(I, B, |t| Self::fragment::<I::B>(&sb[t as usize], step));
+                            each_tile!(I, B, |tm, tn| acc[tm][tn] =
+                                I::mma(fa[tm], fb[tn], acc[tm][tn]));
+                        }
+                    }
                 }
-            }
+            };
         }
+        one_span!(0);
+        one_span!(1);
     }
 }
