@@ -21,7 +21,7 @@ use iron::library::quant::{
 };
 use iron::library::{
     DeviceQuantizedTensor, Epilogue, Fp8Format, Fp8Matrix, GemmInput, GemmOutput, GemmPath,
-    GemmShape, Layout, LibraryError, MxGemmFormat, bf16, f16,
+    GemmShape, GemmTile, Layout, LibraryError, MxGemmFormat, bf16, f16,
 };
 use iron_tests::oracle::dequant::{BlockFormat, block_values};
 use iron_tests::oracle::gemm::{Problem, from_col_major, gemm as reference};
@@ -33,7 +33,7 @@ use rand::rngs::StdRng;
 /// tails of a workgroup tile; two and three workgroup tiles in M and N with K tiles of every
 /// kind; a workgroup tile inside the matrices in every layout (dimensions multiples of 8) with
 /// whole K tiles, beside partial ones.
-const SHAPES: [(usize, usize, usize); 7] = [
+const SHAPES: [(usize, usize, usize); 8] = [
     (1, 1, 1),
     (17, 33, 65),
     (64, 64, 64),
@@ -41,6 +41,7 @@ const SHAPES: [(usize, usize, usize); 7] = [
     (257, 130, 40),
     (130, 260, 33),
     (200, 136, 96),
+    (128, 64, 192),
 ];
 
 /// `(m, n, k)` of the MX tests: `k` a multiple of 32, with one, two and three 128-wide K tiles
@@ -74,6 +75,7 @@ struct Scene {
     bias_values: Option<Vec<f64>>,
     alpha: f32,
     beta: f32,
+    tile: GemmTile,
 }
 
 impl Scene {
@@ -105,6 +107,7 @@ impl Scene {
             bias: bias.map(|b| DeviceBuffer::from_slice(&d.device, &b).unwrap()),
             alpha,
             beta,
+            tile: GemmTile::Auto,
         };
         (c, scene)
     }
@@ -115,6 +118,7 @@ impl Scene {
             alpha: self.alpha,
             beta: self.beta,
             bias: self.bias.as_ref(),
+            tile: self.tile,
         }
     }
 
@@ -212,9 +216,10 @@ const LAYOUT_PAIRS: [(Layout, Layout); 4] = [
     (Layout::ColMajor, Layout::ColMajor),
 ];
 
-/// `gemm::<T, O>` over every shape, shape `s` in layout pair `(s + seed) % 4`: over the three
-/// outputs of an input type (seeds in a row), every shape meets three of the four pairs, and
-/// over both input types all four.
+/// `gemm::<T, O>` over every shape, shape `s` in layout pair `(s + seed) % 4` with blocks of 64
+/// or 128 by the parity of `s + seed / 2`: over the three outputs of an input type (seeds in a
+/// row), every shape meets three of the four pairs, over both input types all four, and every
+/// shape and every layout pair meets both tiles.
 fn half_gemm<T: TestFloat + GemmInput, O: TestFloat + GemmOutput>(d: &LibraryDevice, seed: u64) {
     let mut rng = rng(seed);
     for (s, &(m, n, k)) in SHAPES.iter().enumerate() {
@@ -222,7 +227,12 @@ fn half_gemm<T: TestFloat + GemmInput, O: TestFloat + GemmOutput>(d: &LibraryDev
         let (a_layout, b_layout) = LAYOUT_PAIRS[l];
         let (a, av) = operand::<T>(gfx_of(d), &mut rng, (m, k), a_layout);
         let (b, bv) = operand::<T>(gfx_of(d), &mut rng, (k, n), b_layout);
-        let (mut c, scene) = Scene::new::<O>(d, &mut rng, (m, n), s + l);
+        let (mut c, mut scene) = Scene::new::<O>(d, &mut rng, (m, n), s + l);
+        scene.tile = if (s + seed as usize / 2).is_multiple_of(2) {
+            GemmTile::Block64
+        } else {
+            GemmTile::Block128
+        };
         let (a, b) = (upload(&d.device, &a), upload(&d.device, &b));
         d.library
             .gemm(
@@ -235,11 +245,12 @@ fn half_gemm<T: TestFloat + GemmInput, O: TestFloat + GemmOutput>(d: &LibraryDev
             )
             .unwrap();
         let context = format!(
-            "{} gemm {:?} -> {:?} {m}x{n}x{k}, A {a_layout:?}, B {b_layout:?}, epilogue {}",
+            "{} gemm {:?} -> {:?} {m}x{n}x{k}, A {a_layout:?}, B {b_layout:?}, epilogue {}, {:?}",
             d.gfx,
             T::FORMAT,
             O::FORMAT,
-            (s + l) % EPILOGUES.len()
+            (s + l) % EPILOGUES.len(),
+            scene.tile
         );
         scene.check(&context, &c, (&av, &bv), scene.alpha, (m, n, k));
     }
@@ -758,7 +769,17 @@ fn shapes_that_do_not_fit_are_refused_before_anything_runs() {
                 n: 1,
                 k: 0,
             },
+            GemmTile::Auto,
             "gemm: ceil(m / 128) (row tiles) = 65536 exceeds the kernel's limit of 65535",
+        ),
+        (
+            GemmShape {
+                m: 64 * 65536,
+                n: 1,
+                k: 0,
+            },
+            GemmTile::Block64,
+            "gemm: ceil(m / 64) (row tiles) = 65536 exceeds the kernel's limit of 65535",
         ),
         (
             GemmShape {
@@ -766,10 +787,11 @@ fn shapes_that_do_not_fit_are_refused_before_anything_runs() {
                 n: (1 << 31) / (128 * 4) + 1,
                 k: 0,
             },
+            GemmTile::Block64,
             "gemm: n = 4194305 exceeds the kernel's limit of 4194304",
         ),
     ];
-    for (shape, message) in too_large {
+    for (shape, tile, message) in too_large {
         let mut big = DeviceBuffer::<f32>::alloc(&d.device, shape.m * shape.n).unwrap();
         let err = d
             .library
@@ -779,7 +801,10 @@ fn shapes_that_do_not_fit_are_refused_before_anything_runs() {
                 (&a, Layout::RowMajor),
                 &mut big,
                 shape,
-                Epilogue::default(),
+                Epilogue {
+                    tile,
+                    ..Epilogue::default()
+                },
             )
             .unwrap_err();
         assert!(matches!(err, LibraryError::TooLarge { .. }), "{err}");
@@ -795,6 +820,20 @@ fn shapes_that_do_not_fit_are_refused_before_anything_runs() {
     assert_eq!(
         err.to_string(),
         "gemm_mx: A is [4, 64] and B is [4, 32]: both must have k columns (B is given as [n, k])"
+    );
+    let (b, _) = mx_tensor::<MxFp4>(&d, &mut rng, (4, 64));
+    let small = Epilogue {
+        tile: GemmTile::Block64,
+        ..Epilogue::default()
+    };
+    let err = d
+        .library
+        .gemm_mx(&stream, &a, &b, &mut c, small)
+        .unwrap_err();
+    assert!(matches!(err, LibraryError::Unsupported { .. }), "{err}");
+    assert!(
+        err.to_string().contains("blocks of 128 x 128 only"),
+        "{err}"
     );
     assert!(d.emulator.take_counters().is_empty(), "nothing ran");
 }
@@ -850,20 +889,22 @@ fn half_instruction(gfx: &str) -> (u64, u64) {
     }
 }
 
-/// Checks one interior dispatch's traffic: global reads are the A and B tiles each workgroup
-/// stages (A once per column tile, B once per row tile, plus `extra` bytes) and the kernel
-/// arguments; writes are `C` once; the matrix instructions are those of the product's
-/// `tile x tile x k_step` tiles. Prints the counters for the record.
+/// Checks one interior dispatch's traffic, in blocks of `block` rows and columns: global reads
+/// are the A and B tiles each workgroup stages (A once per column block, B once per row block,
+/// plus `extra` bytes) and the kernel arguments; writes are `C` once; the matrix instructions
+/// are those of the product's `tile x tile x k_step` tiles. Prints the counters for the record.
+#[allow(clippy::too_many_arguments, reason = "a dispatch's expected traffic")]
 fn check_traffic(
     d: &LibraryDevice,
     what: &str,
     counted: &Counted,
     (a_bytes, b_bytes, extra): (u64, u64, u64),
     (m, n, k): (u64, u64, u64),
+    block: u64,
     (tile, k_step): (u64, u64),
     c_bytes: u64,
 ) {
-    let (row_tiles, col_tiles) = (m.div_ceil(128), n.div_ceil(128));
+    let (row_tiles, col_tiles) = (m.div_ceil(block), n.div_ceil(block));
     let staged = a_bytes * col_tiles + b_bytes * row_tiles + extra;
     let kernarg = common::KERNARG_BYTES_PER_WAVE * counted.waves;
     assert!(
@@ -931,17 +972,18 @@ fn mx_traffic<F: MxCase>(
         &counters,
         (operand, operand, 0),
         (m as u64, n as u64, k as u64),
+        128,
         instruction,
         4,
     );
     counters
 }
 
-/// Every GEMM kernel of every gfx on interior tiles (16-bit inputs in all four layout pairs,
-/// the gfx's FP8 path, gfx950's scaled MFMAs, the decoding path): each workgroup reads each of
-/// its operand tiles once with 16-byte loads, and stages them through LDS without bank
-/// conflicts (the emulator's model: 128 bytes of lanes at a time, one dword per bank and
-/// cycle), in its writes and in its fragment reads.
+/// Every GEMM kernel of every gfx on interior tiles (16-bit inputs in all four layout pairs, in
+/// blocks of 128 and of 64, the gfx's FP8 path, gfx950's scaled MFMAs, the decoding path): each
+/// workgroup reads each of its operand tiles once with 16-byte loads, and stages them through LDS
+/// without bank conflicts (the emulator's model: 128 bytes of lanes at a time, one dword per bank
+/// and cycle), in its writes and in its fragment reads.
 #[test]
 #[ignore = "needs the device build: run `cargo xtask test`"]
 fn interior_tiles_stage_each_operand_tile_once_with_wide_loads_and_no_bank_conflicts() {
@@ -957,7 +999,14 @@ fn interior_tiles_stage_each_operand_tile_once_with_wide_loads_and_no_bank_confl
             }
         };
         let shape = (m as u64, n as u64, k as u64);
-        for (a_layout, b_layout) in LAYOUT_PAIRS {
+        let tiles = [
+            (GemmTile::Block128, 128, ""),
+            (GemmTile::Block64, 64, "_64"),
+        ];
+        for ((a_layout, b_layout), (tile, block, suffix)) in LAYOUT_PAIRS
+            .into_iter()
+            .flat_map(|pair| tiles.map(|tile| (pair, tile)))
+        {
             let (a, _) = operand::<f16>(gfx_of(&d), &mut rng, (m, k), a_layout);
             let (b, _) = operand::<f16>(gfx_of(&d), &mut rng, (k, n), b_layout);
             let (a, b) = (upload(&d.device, &a), upload(&d.device, &b));
@@ -970,10 +1019,14 @@ fn interior_tiles_stage_each_operand_tile_once_with_wide_loads_and_no_bank_confl
                     (&b, b_layout),
                     &mut c,
                     GemmShape { m, n, k },
-                    Epilogue::default(),
+                    Epilogue {
+                        tile,
+                        ..Epilogue::default()
+                    },
                 )
                 .unwrap();
-            let kernel = format!("gemm_f16_f32_{}", layout_suffix(a_layout, b_layout));
+            let layouts = layout_suffix(a_layout, b_layout);
+            let kernel = format!("gemm_f16_f32_{layouts}{suffix}");
             let counters = dispatch(&d, &kernel);
             let operand_bytes = (m * k * 2) as u64;
             let what = format!("{kernel} A {a_layout:?} B {b_layout:?}");
@@ -983,6 +1036,7 @@ fn interior_tiles_stage_each_operand_tile_once_with_wide_loads_and_no_bank_confl
                 &counters,
                 (operand_bytes, operand_bytes, 0),
                 shape,
+                block,
                 half_instruction(gfx),
                 4,
             );
@@ -1042,6 +1096,7 @@ fn interior_tiles_stage_each_operand_tile_once_with_wide_loads_and_no_bank_confl
             &counters,
             (bytes, bytes, 0),
             (m as u64, n as u64, k as u64),
+            128,
             instruction,
             2,
         );

@@ -116,7 +116,7 @@ pub use dtype::{Float, Fp8Format, Word, bf16, f16};
 pub use error::LibraryError;
 pub use gather::Bits;
 pub use gemm::{
-    Epilogue, Fp8Matrix, GemmInput, GemmOutput, GemmPath, GemmShape, Layout, MxGemmFormat,
+    Epilogue, Fp8Matrix, GemmInput, GemmOutput, GemmPath, GemmShape, GemmTile, Layout, MxGemmFormat,
 };
 /// The number formats crate, for [`quant::host::QuantizedTensor`] and the block formats
 /// [`Library::dequant`] takes.
