@@ -4,8 +4,8 @@ use super::flat::{FP8_FORMATS, quantized, quantized_bytes};
 use super::{Demand, Family, Math, Runner, Sample};
 use iron::library::quant::{MxFp4, MxFp6E2M3, MxFp6E3M2, MxFp8E4M3, MxFp8E5M2, MxInt8, Nvfp4};
 use iron::library::{
-    Epilogue, Fp8Format, Fp8Gemv, Fp8Matrix, GemmInput, GemmOutput, GemmPath, GemmShape, Layout,
-    MxGemmFormat, Qgemv, bf16, f16,
+    Epilogue, Fp8Format, Fp8Gemv, Fp8Matrix, GemmInput, GemmOutput, GemmPath, GemmShape, GemmTile,
+    Layout, MxGemmFormat, Qgemv, bf16, f16,
 };
 
 /// `m = n = k` of the GEMMs: two 128-wide workgroup tiles in M and N, several K steps.
@@ -72,19 +72,24 @@ const LAYOUT_PAIRS: [(Layout, Layout, &str); 4] = [
     (Layout::ColMajor, Layout::ColMajor, "cc"),
 ];
 
-/// The 16-bit GEMM of `T` into `O` in every layout pair.
+/// The 16-bit GEMM of `T` into `O` in every layout pair, in blocks of 128 and of 64 (each its
+/// own kernel).
 fn gemm16<T: GemmInput + Sample, O: GemmOutput + Sample>(r: &mut Runner<'_>, shape: GemmShape) {
-    for (a_layout, b_layout, letters) in LAYOUT_PAIRS {
-        gemm16_in::<T, O>(r, shape, (a_layout, b_layout), letters);
+    for tile in [GemmTile::Block128, GemmTile::Block64] {
+        for (a_layout, b_layout, letters) in LAYOUT_PAIRS {
+            gemm16_in::<T, O>(r, shape, (a_layout, b_layout), letters, tile);
+        }
     }
 }
 
-/// The 16-bit GEMM of `T` into `O` with A and B in `layouts`, labelled with the pair's letters.
+/// The 16-bit GEMM of `T` into `O` with A and B in `layouts` in blocks of `tile`, labelled with
+/// the pair's letters.
 fn gemm16_in<T: GemmInput + Sample, O: GemmOutput + Sample>(
     r: &mut Runner<'_>,
     shape: GemmShape,
     (a_layout, b_layout): (Layout, Layout),
     letters: &str,
+    tile: GemmTile,
 ) {
     let GemmShape { m, n, k } = shape;
     r.measure(Family::Gemm, |r| {
@@ -97,7 +102,10 @@ fn gemm16_in<T: GemmInput + Sample, O: GemmOutput + Sample>(
             (&b, b_layout),
             &mut c,
             shape,
-            Epilogue::default(),
+            Epilogue {
+                tile,
+                ..Epilogue::default()
+            },
         )?;
         let label = format!(
             "gemm {}->{} {} {letters}",
