@@ -18,6 +18,7 @@ use crate::build;
 use crate::report::kernels::Scope;
 use crate::report::{LoadedLibrary, load_library};
 use anyhow::{Context, Result, bail};
+use iron::library::GemmTile;
 use iron_build::parse_targets;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -195,7 +196,12 @@ pub fn run(root: &Path, options: &Options) -> Result<()> {
             let id = op.id();
             let mut prepared = Prepared::new(library.device(), *op)?;
             eprintln!("peer: {label}: {} on Iron", op.label());
-            let iron = bench.iron(&library, &statics, &mut prepared)?;
+            let default = ("iron", GemmTile::Auto);
+            let mut iron = vec![bench.iron(&library, &statics, &mut prepared, default)?];
+            if let Some(other) = op.other_iron_tile(&iron[0].kernel) {
+                eprintln!("peer: {label}: {} on Iron ({})", op.label(), other.0);
+                iron.push(bench.iron(&library, &statics, &mut prepared, other)?);
+            }
             let mut triton_sides = Vec::new();
             for compiled in manifest.kernels.iter().filter(|k| k.workload == id) {
                 eprintln!(

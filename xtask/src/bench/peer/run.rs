@@ -9,7 +9,7 @@ use crate::report::workloads::Run;
 use anyhow::{Context, Result, bail};
 use iron::emulator::{Checks, Emulator};
 use iron::launch::LaunchArg;
-use iron::library::Library;
+use iron::library::{GemmTile, Library};
 use iron::{Device, DeviceBuffer, LaunchConfig};
 use iron_emu::Counters;
 use iron_emu::timing::Device as TimingDevice;
@@ -19,7 +19,8 @@ use std::time::Instant;
 /// One side's result on one workload.
 #[derive(Clone, Debug, Serialize)]
 pub struct Side {
-    /// `iron`, or the Triton configuration's name.
+    /// `iron` (the library's choices), `iron <tile>` (a GEMM in the block the library did not
+    /// choose), or the Triton configuration's name.
     pub config: String,
     /// The kernel that ran (the first one, for an operation that launches several).
     pub kernel: String,
@@ -129,12 +130,14 @@ impl Bench<'_> {
             .sum())
     }
 
-    /// Iron's side: the library operation.
+    /// Iron's side: the library operation, configuration `config` (`iron`: the library's
+    /// choices), a 16-bit GEMM in blocks of `tile`.
     pub fn iron(
         &self,
         library: &Library,
         statics: &[KernelStatic],
         prepared: &mut Prepared,
+        (config, tile): (&str, GemmTile),
     ) -> Result<Side> {
         let stream = library.device().default_stream();
         let find = |name: &str| {
@@ -144,8 +147,8 @@ impl Bench<'_> {
                 .cloned()
                 .with_context(|| format!("{name} is not in the library's code object"))
         };
-        self.measure("iron".into(), prepared, find, |p| {
-            p.run_iron(library, &stream)?;
+        self.measure(config.into(), prepared, find, |p| {
+            p.run_iron(library, &stream, tile)?;
             Ok(stream.synchronize()?)
         })
     }

@@ -8,8 +8,8 @@ use anyhow::{Context, Result, bail};
 use iron::library::quant::element::ElementFormat;
 use iron::library::quant::fp8::{E4M3Fn, E4M3Fnuz};
 use iron::library::{
-    AttentionOptions, AttentionShape, Epilogue, Fp8Format, Fp8Matrix, GemmShape, Layout, Library,
-    RopeShape, RopeStyle, bf16, f16,
+    AttentionOptions, AttentionShape, Epilogue, Fp8Format, Fp8Matrix, GemmShape, GemmTile, Layout,
+    Library, RopeShape, RopeStyle, bf16, f16,
 };
 use iron::{Device, DeviceBuffer, Stream};
 use rand::rngs::StdRng;
@@ -124,6 +124,17 @@ const FP8_SCALES: (f32, f32) = (0.5, 0.25);
 const LN_EPS: f32 = 1e-5;
 
 impl Op {
+    /// The block Iron's library did not choose for this operation, when it has another: a
+    /// 16-bit GEMM whose default (`kernel`) took blocks of 64 runs in blocks of 128 too, and
+    /// the other way round. With its configuration's name.
+    pub fn other_iron_tile(self, kernel: &str) -> Option<(&'static str, GemmTile)> {
+        match self {
+            Op::Gemm { .. } if kernel.ends_with("_64") => Some(("iron 128", GemmTile::Block128)),
+            Op::Gemm { .. } => Some(("iron 64", GemmTile::Block64)),
+            _ => None,
+        }
+    }
+
     /// A short identifier (file names, the Triton request, the inputs' seed): the label with
     /// every character but letters and digits made `_`.
     pub fn id(self) -> String {
@@ -699,9 +710,15 @@ impl Prepared {
         ))
     }
 
-    /// Runs the operation through Iron's library.
-    pub fn run_iron(&mut self, library: &Library, stream: &Stream) -> Result<()> {
-        iron_into(library, stream, self.op, &self.inputs, &mut self.output.1)
+    /// Runs the operation through Iron's library, a 16-bit GEMM in blocks of `tile`.
+    pub fn run_iron(&mut self, library: &Library, stream: &Stream, tile: GemmTile) -> Result<()> {
+        iron_into(
+            library,
+            stream,
+            (self.op, tile),
+            &self.inputs,
+            &mut self.output.1,
+        )
     }
 }
 
@@ -718,7 +735,7 @@ fn input<'a>(inputs: &'a [(&'static str, Buf)], role: &str) -> Result<&'a Buf> {
 fn iron_into(
     lib: &Library,
     stream: &Stream,
-    op: Op,
+    (op, tile): (Op, GemmTile),
     inputs: &[(&'static str, Buf)],
     out: &mut Buf,
 ) -> Result<()> {
@@ -842,7 +859,10 @@ fn iron_into(
                 n: side,
                 k: side,
             };
-            let e = Epilogue::default();
+            let e = Epilogue {
+                tile,
+                ..Epilogue::default()
+            };
             if dtype == Dtype::Bf16 {
                 let (a, b) = (x("a")?.bf16()?, x("b")?.bf16()?);
                 lib.gemm(stream, (a, Layout::RowMajor), (b, b_layout), out, shape, e)?
