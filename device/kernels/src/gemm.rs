@@ -13,7 +13,8 @@
 //! - `gemm_{bf16,f16}_{f32,bf16,f16}_{rr,rc,cr,cc}_64`: the same in blocks of [`SMALL_BLOCK`]
 //!   (64 x 64 of `C` per workgroup instead of 128 x 128), for products too small to give every
 //!   compute unit a block of 128: four times the workgroups (16 instead of 4 at 256 x 256), each
-//!   reading its tiles of A and B once, so twice the operand traffic in all.
+//!   reading its tiles of A and B once, so twice the operand traffic in all. The FP8 kernels
+//!   below have `_64` instances too.
 //! - `gemm_fp8_{e4m3fnuz,e5m2fnuz}_{f32,bf16,f16}` (gfx942) and
 //!   `gemm_fp8_{e4m3fn,e5m2}_{f32,bf16,f16}` (gfx950, gfx1201): A and B FP8 codes of the named
 //!   format (both the same), through `v_mfma_f32_32x32x16_{fp8_fp8,bf8_bf8}` (gfx942, gfx950) or
@@ -52,10 +53,11 @@
 //! (32 x 32 on CDNA, 16 x 16 on RDNA), each wave 64 x 64 of it (4 waves of 64 lanes) or 64 x 32 (8
 //! waves of 32 lanes); K tiles of 32 (16-bit) or 64 (FP8) elements are staged in LDS (K-contiguous,
 //! rows of 64 bytes whose 16-byte chunks are swizzled against bank conflicts), double-buffered.
-//! The `_64` kernels compute 64 x 64 (waves of 32 x 32, or 32 x 16 in wave32) over K tiles of 64
-//! 16-bit elements, staged as two K subtiles of 32 in the same LDS bytes and multiplied in K's
-//! order, so every element's sum is the same as in blocks of 128 (but for the sign of a zero
-//! sum when `k % 64` is 1 to 32: the second subtile of the last tile then adds zeros). A
+//! The `_64` kernels compute 64 x 64 (waves of 32 x 32, or 32 x 16 in wave32) over K tiles twice
+//! as deep (64 16-bit elements, 128 FP8 codes), staged as two K subtiles in the same LDS bytes
+//! and multiplied in K's order, so every element's sum is the same as in blocks of 128 (but for
+//! the sign of a zero sum when the last K tile's second subtile lies wholly past `k` and adds
+//! zeros). A
 //! block whose K tiles all lie inside both matrices (aligned as the 16-byte loads need: `k` a
 //! multiple of the K tile, K-contiguous rows and rows-contiguous columns a multiple of 8 elements)
 //! runs a loop without per-tile checks. A block inside `C` with `n` a multiple of 4 writes `C` with
@@ -76,7 +78,7 @@ pub const THREADS: u32 = 256;
 /// Rows and columns of `C` per workgroup.
 pub const BLOCK: u32 = 128;
 /// Rows and columns of `C` per workgroup of the `_64` kernels: for products whose blocks of
-/// [`BLOCK`] would leave compute units idle.
+/// [`BLOCK`] would leave most compute units idle.
 pub const SMALL_BLOCK: u32 = 64;
 /// Flag: add `bias` (`n` f32) to every row of `C`.
 pub const FLAG_BIAS: u32 = 1 << 2;
@@ -262,7 +264,8 @@ type Fp8Core<F> = iron_intrinsics::matrix::MfmaF32_32x32x16F8<F, F>;
 #[cfg(iron_gfx = "gfx1201")]
 type Fp8Core<F> = iron_intrinsics::matrix::WmmaF32_16x16x16F8<F, F>;
 
-/// The FP8 GEMM with codes of kind `F` for A and B, output type `O`.
+/// The FP8 GEMM with codes of kind `F` for A and B, output type `O`, in blocks of `B` rows and
+/// columns.
 ///
 /// # Safety
 /// The kernel's contract (module docs).
@@ -274,7 +277,7 @@ type Fp8Core<F> = iron_intrinsics::matrix::WmmaF32_16x16x16F8<F, F>;
 ))]
 #[inline(always)]
 #[allow(clippy::too_many_arguments, reason = "a GEMM kernel's arguments")]
-unsafe fn gemm_fp8<F: iron_intrinsics::matrix::F8Kind, O: Float>(
+unsafe fn gemm_fp8<F: iron_intrinsics::matrix::F8Kind, O: Float, const B: u32>(
     a: *const u8,
     b: *const u8,
     c: *mut O,
@@ -285,26 +288,25 @@ unsafe fn gemm_fp8<F: iron_intrinsics::matrix::F8Kind, O: Float>(
     flags: u32,
 ) {
     use crate::gemm_stage::CodeOperand;
-    type Codes = CodeOperand<2>;
-    const { assert!(Codes::TILE_BYTES == FP8_TILE_K) };
-    let (row0, col0) = block_origin::<BLOCK>();
-    let a = Codes {
+    const { assert!(CodeOperand::<2, B>::TILE_BYTES == FP8_TILE_K) };
+    let (row0, col0) = block_origin::<B>();
+    let a = CodeOperand::<2, B> {
         base: a,
         rows: m,
         row_bytes: k,
         row0,
     };
-    let b = Codes {
+    let b = CodeOperand::<2, B> {
         base: b,
         rows: n,
         row_bytes: k,
         row0: col0,
     };
     let out = Output::new(c, bias, alpha, beta, m, n, flags);
-    let tiles = k.div_ceil(FP8_TILE_K);
+    let tiles = k.div_ceil(CodeOperand::<2, B>::K_TILE_BYTES);
     type Step<F> = PlainStep<Fp8Core<F>, FP8_TILE_K>;
     // SAFETY: as the caller guarantees.
-    unsafe { gemm::<_, _, Step<F>, O, BLOCK>(&a, &b, tiles, &out) };
+    unsafe { gemm::<_, _, Step<F>, O, B>(&a, &b, tiles, &out) };
 }
 
 /// Declares an FP8 GEMM kernel: `fnuz` ones for gfx942, `ocp` ones for gfx950 and gfx1201.
@@ -315,8 +317,8 @@ macro_rules! fp8_kernel {
     (ocp, $($rest:tt)*) => {
         fp8_kernel!(@ any(iron_gfx = "gfx950", iron_gfx = "gfx1201"), "gfx950 and gfx1201", $($rest)*);
     };
-    (@ $cfg:meta, $gfx:literal, $name:ident, $kind:ident, $format:literal, $out:ident) => {
-        #[doc = concat!("`C = alpha * A B + beta * C (+ bias)`, A and B ", $format, " codes (A row-major, B column-major), C ", stringify!($out), "; ", $gfx, " only; see the module docs.")]
+    (@ $cfg:meta, $gfx:literal, $name:ident, $kind:ident, $format:literal, $out:ident, $block:ident) => {
+        #[doc = concat!("`C = alpha * A B + beta * C (+ bias)`, A and B ", $format, " codes (A row-major, B column-major), C ", stringify!($out), ", in blocks of [`", stringify!($block), "`]; ", $gfx, " only; see the module docs.")]
         #[cfg(any(not(target_arch = "amdgpu"), $cfg))]
         #[kernel(max_threads = 256)]
         pub fn $name(
@@ -333,20 +335,83 @@ macro_rules! fp8_kernel {
         ) {
             use iron_intrinsics::matrix::$kind;
             // SAFETY: the launch follows the module's contract.
-            unsafe { gemm_fp8::<$kind, $out>(a, b, c, bias, alpha, beta, (m, n, k), flags) };
+            unsafe {
+                gemm_fp8::<$kind, $out, $block>(a, b, c, bias, alpha, beta, (m, n, k), flags)
+            };
         }
     };
 }
 
-fp8_kernel!(fnuz, gemm_fp8_e4m3fnuz_f32, Fp8, "E4M3FNUZ", f32);
-fp8_kernel!(fnuz, gemm_fp8_e4m3fnuz_bf16, Fp8, "E4M3FNUZ", bf16);
-fp8_kernel!(fnuz, gemm_fp8_e4m3fnuz_f16, Fp8, "E4M3FNUZ", f16);
-fp8_kernel!(fnuz, gemm_fp8_e5m2fnuz_f32, Bf8, "E5M2FNUZ", f32);
-fp8_kernel!(fnuz, gemm_fp8_e5m2fnuz_bf16, Bf8, "E5M2FNUZ", bf16);
-fp8_kernel!(fnuz, gemm_fp8_e5m2fnuz_f16, Bf8, "E5M2FNUZ", f16);
-fp8_kernel!(ocp, gemm_fp8_e4m3fn_f32, Fp8, "E4M3FN", f32);
-fp8_kernel!(ocp, gemm_fp8_e4m3fn_bf16, Fp8, "E4M3FN", bf16);
-fp8_kernel!(ocp, gemm_fp8_e4m3fn_f16, Fp8, "E4M3FN", f16);
-fp8_kernel!(ocp, gemm_fp8_e5m2_f32, Bf8, "E5M2", f32);
-fp8_kernel!(ocp, gemm_fp8_e5m2_bf16, Bf8, "E5M2", bf16);
-fp8_kernel!(ocp, gemm_fp8_e5m2_f16, Bf8, "E5M2", f16);
+fp8_kernel!(fnuz, gemm_fp8_e4m3fnuz_f32, Fp8, "E4M3FNUZ", f32, BLOCK);
+fp8_kernel!(fnuz, gemm_fp8_e4m3fnuz_bf16, Fp8, "E4M3FNUZ", bf16, BLOCK);
+fp8_kernel!(fnuz, gemm_fp8_e4m3fnuz_f16, Fp8, "E4M3FNUZ", f16, BLOCK);
+fp8_kernel!(fnuz, gemm_fp8_e5m2fnuz_f32, Bf8, "E5M2FNUZ", f32, BLOCK);
+fp8_kernel!(fnuz, gemm_fp8_e5m2fnuz_bf16, Bf8, "E5M2FNUZ", bf16, BLOCK);
+fp8_kernel!(fnuz, gemm_fp8_e5m2fnuz_f16, Bf8, "E5M2FNUZ", f16, BLOCK);
+fp8_kernel!(ocp, gemm_fp8_e4m3fn_f32, Fp8, "E4M3FN", f32, BLOCK);
+fp8_kernel!(ocp, gemm_fp8_e4m3fn_bf16, Fp8, "E4M3FN", bf16, BLOCK);
+fp8_kernel!(ocp, gemm_fp8_e4m3fn_f16, Fp8, "E4M3FN", f16, BLOCK);
+fp8_kernel!(ocp, gemm_fp8_e5m2_f32, Bf8, "E5M2", f32, BLOCK);
+fp8_kernel!(ocp, gemm_fp8_e5m2_bf16, Bf8, "E5M2", bf16, BLOCK);
+fp8_kernel!(ocp, gemm_fp8_e5m2_f16, Bf8, "E5M2", f16, BLOCK);
+fp8_kernel!(
+    fnuz,
+    gemm_fp8_e4m3fnuz_f32_64,
+    Fp8,
+    "E4M3FNUZ",
+    f32,
+    SMALL_BLOCK
+);
+fp8_kernel!(
+    fnuz,
+    gemm_fp8_e4m3fnuz_bf16_64,
+    Fp8,
+    "E4M3FNUZ",
+    bf16,
+    SMALL_BLOCK
+);
+fp8_kernel!(
+    fnuz,
+    gemm_fp8_e4m3fnuz_f16_64,
+    Fp8,
+    "E4M3FNUZ",
+    f16,
+    SMALL_BLOCK
+);
+fp8_kernel!(
+    fnuz,
+    gemm_fp8_e5m2fnuz_f32_64,
+    Bf8,
+    "E5M2FNUZ",
+    f32,
+    SMALL_BLOCK
+);
+fp8_kernel!(
+    fnuz,
+    gemm_fp8_e5m2fnuz_bf16_64,
+    Bf8,
+    "E5M2FNUZ",
+    bf16,
+    SMALL_BLOCK
+);
+fp8_kernel!(
+    fnuz,
+    gemm_fp8_e5m2fnuz_f16_64,
+    Bf8,
+    "E5M2FNUZ",
+    f16,
+    SMALL_BLOCK
+);
+fp8_kernel!(ocp, gemm_fp8_e4m3fn_f32_64, Fp8, "E4M3FN", f32, SMALL_BLOCK);
+fp8_kernel!(
+    ocp,
+    gemm_fp8_e4m3fn_bf16_64,
+    Fp8,
+    "E4M3FN",
+    bf16,
+    SMALL_BLOCK
+);
+fp8_kernel!(ocp, gemm_fp8_e4m3fn_f16_64, Fp8, "E4M3FN", f16, SMALL_BLOCK);
+fp8_kernel!(ocp, gemm_fp8_e5m2_f32_64, Bf8, "E5M2", f32, SMALL_BLOCK);
+fp8_kernel!(ocp, gemm_fp8_e5m2_bf16_64, Bf8, "E5M2", bf16, SMALL_BLOCK);
+fp8_kernel!(ocp, gemm_fp8_e5m2_f16_64, Bf8, "E5M2", f16, SMALL_BLOCK);

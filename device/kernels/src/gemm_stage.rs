@@ -327,7 +327,7 @@ impl<const K_CONTIGUOUS: bool, const ROWS: u32> Stage for HalfOperand<K_CONTIGUO
     iron_gfx = "gfx1201",
     not(target_arch = "amdgpu")
 ))]
-pub struct CodeOperand<const CHUNKS: usize> {
+pub struct CodeOperand<const CHUNKS: usize, const ROWS: u32 = BLOCK> {
     /// The first byte of row 0.
     pub base: *const u8,
     /// Rows.
@@ -381,9 +381,12 @@ pub const fn fp6_block_swizzle(row: u32) -> u32 {
     iron_gfx = "gfx1201",
     not(target_arch = "amdgpu")
 ))]
-impl<const CHUNKS: usize> CodeOperand<CHUNKS> {
-    /// Bytes of one row's K tile.
+impl<const CHUNKS: usize, const ROWS: u32> CodeOperand<CHUNKS, ROWS> {
+    /// Bytes of one row's K tile in a block of [`BLOCK`] rows (of each K subtile in a block of
+    /// 64, which takes [`Self::K_TILE_BYTES`] per K tile).
     pub const TILE_BYTES: u32 = 32 * CHUNKS as u32;
+    /// Bytes of one row's K tile: [`Self::TILE_BYTES`] per K subtile.
+    pub const K_TILE_BYTES: u32 = Self::TILE_BYTES * (BLOCK / ROWS);
     /// Bytes per LDS row: the tile's bytes, plus 16 of padding for 128-byte rows (16-byte
     /// aligned, 144 bytes apart: 8 consecutive rows' 16-byte runs on distinct banks).
     pub const PITCH: u32 = if Self::TILE_BYTES <= FP6_ROW_BYTES {
@@ -472,13 +475,24 @@ impl<const CHUNKS: usize> CodeOperand<CHUNKS> {
     #[inline(always)]
     fn is_interior(&self, tile: u32) -> bool {
         self.row_bytes.is_multiple_of(16)
-            && self.row0 + BLOCK <= self.rows
-            && (tile + 1) * Self::TILE_BYTES <= self.row_bytes
+            && self.row0 + ROWS <= self.rows
+            && (tile + 1) * Self::K_TILE_BYTES <= self.row_bytes
     }
 
-    /// Chunk `j` of this work-item: `(row in tile, byte in the row's tile)`. MXFP6: two
-    /// work-items a row, each a pair of blocks (48 bytes); else consecutive work-items take
-    /// consecutive chunks.
+    /// The row and byte, in the tile, of byte `byte` of LDS line `line`: K subtile
+    /// `line / ROWS` holds the rows in order.
+    #[inline(always)]
+    fn in_tile((line, byte): (u32, u32)) -> (u32, u32) {
+        if ROWS == BLOCK {
+            (line, byte)
+        } else {
+            (line % ROWS, byte + Self::TILE_BYTES * (line / ROWS))
+        }
+    }
+
+    /// Chunk `j` of this work-item: `(line, byte in the line)` ([`Self::in_tile`] says which
+    /// row and byte of the tile). MXFP6: two work-items a row, each a pair of blocks (48
+    /// bytes); else consecutive work-items take consecutive chunks.
     #[inline(always)]
     fn chunk_position(j: usize) -> (u32, u32) {
         if Self::TILE_BYTES == FP6_ROW_BYTES {
@@ -497,8 +511,13 @@ impl<const CHUNKS: usize> CodeOperand<CHUNKS> {
     iron_gfx = "gfx1201",
     not(target_arch = "amdgpu")
 ))]
-impl<const CHUNKS: usize> Stage for CodeOperand<CHUNKS> {
+impl<const CHUNKS: usize, const ROWS: u32> Stage for CodeOperand<CHUNKS, ROWS> {
     const LDS_BYTES: u32 = BLOCK * Self::PITCH;
+    const ROWS: u32 = ROWS;
+    const K_SUBTILES: u32 = {
+        assert!(ROWS == BLOCK || (ROWS == BLOCK / 2 && Self::TILE_BYTES == SWIZZLED_ROW_BYTES));
+        BLOCK / ROWS
+    };
     type Held = [[u32; 4]; CHUNKS];
 
     #[inline(always)]
@@ -508,11 +527,11 @@ impl<const CHUNKS: usize> Stage for CodeOperand<CHUNKS> {
 
     #[inline(always)]
     unsafe fn fetch_full(&self, tile: u32) -> Self::Held {
-        let first = tile * Self::TILE_BYTES;
+        let first = tile * Self::K_TILE_BYTES;
         // SAFETY: every chunk lies inside the matrix, 16-byte aligned (rows of a multiple of
         // 16 bytes; is_interior holds for this tile, as the caller guarantees).
         core::array::from_fn(|j| unsafe {
-            let (r, byte) = Self::chunk_position(j);
+            let (r, byte) = Self::in_tile(Self::chunk_position(j));
             let at = (self.row0 + r) as usize * self.row_bytes as usize + (first + byte) as usize;
             load16(self.base.add(at))
         })
@@ -520,13 +539,13 @@ impl<const CHUNKS: usize> Stage for CodeOperand<CHUNKS> {
 
     #[inline(always)]
     unsafe fn fetch(&self, tile: u32) -> Self::Held {
-        let first = tile * Self::TILE_BYTES;
+        let first = tile * Self::K_TILE_BYTES;
         if self.is_interior(tile) {
             // SAFETY: the tile is inside the matrix (is_interior).
             return unsafe { self.fetch_full(tile) };
         }
         core::array::from_fn(|j| {
-            let (r, byte) = Self::chunk_position(j);
+            let (r, byte) = Self::in_tile(Self::chunk_position(j));
             // SAFETY: as the caller guarantees.
             unsafe { self.chunk(self.row0 + r, first + byte) }
         })
