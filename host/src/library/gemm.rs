@@ -20,12 +20,12 @@
 //! On gfx90a the f16 and bf16 MFMAs (so [`Library::gemm`] and the decoded path) flush
 //! subnormal inputs and results to zero, as AMD documents for MI200; the other gfx keep them.
 //!
-//! Each workgroup computes a block of 128 x 128 elements of `C`. [`Library::gemm`] also has
-//! kernels for blocks of 64 x 64 (`gemm_<t>_<o>_<layouts>_64`), which it takes by default
-//! ([`GemmTile::Auto`]) when blocks of 128 would be fewer than the device's compute units: at
+//! Each workgroup computes a block of 128 x 128 elements of `C`. [`Library::gemm`] and the FP8
+//! instructions' path of [`Library::gemm_fp8`] also have kernels for blocks of 64 x 64
+//! (`gemm_<t>_<o>_<layouts>_64`, `gemm_fp8_<format>_<o>_64`), which they take by default
+//! ([`GemmTile::Auto`]) when blocks of 128 would be at most half the device's compute units: at
 //! 256 x 256 x 256 on MI300X the cycle model estimates 3.4 and 3.5 us instead of 6.9 and 6.0
-//! (f16 to f32, B row- and column-major).
-//! [`Epilogue::tile`] chooses explicitly.
+//! (f16 to f32, B row- and column-major). [`Epilogue::tile`] chooses explicitly.
 //!
 //! `C` may have any of the library's float types ([`Float`]). `beta = 0` does not read `C`.
 //! Scalars apply in this order, each rounded in f32: `alpha * acc`, `+ beta * C` (fused),
@@ -106,8 +106,9 @@ pub struct Epilogue<'a> {
     pub beta: f32,
     /// `n` f32 added to every row of `C`.
     pub bias: Option<&'a DeviceBuffer<f32>>,
-    /// The block of `C` each workgroup computes ([`Library::gemm`] has two; the other GEMMs
-    /// take [`GemmTile::Auto`] or [`GemmTile::Block128`]).
+    /// The block of `C` each workgroup computes ([`Library::gemm`] and the FP8 instructions'
+    /// path of [`Library::gemm_fp8`] have two; the other paths take [`GemmTile::Auto`] or
+    /// [`GemmTile::Block128`]).
     pub tile: GemmTile,
 }
 
@@ -128,16 +129,17 @@ impl Default for Epilogue<'_> {
 /// in the same order.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
 pub enum GemmTile {
-    /// [`GemmTile::Block64`] for [`Library::gemm`] when blocks of 128 would be fewer than the
-    /// device's compute units (a small `C`: 16 workgroups instead of 4 at 256 x 256), else
-    /// [`GemmTile::Block128`].
+    /// [`GemmTile::Block64`] where the path has it, when blocks of 128 would be at most half
+    /// as many as the device's compute units (a small `C`: 16 workgroups instead of 4 at 256 x
+    /// 256), else [`GemmTile::Block128`].
     #[default]
     Auto,
     /// 128 x 128 per workgroup (`gemm_<t>_<o>_<layouts>`): every GEMM has it.
     Block128,
-    /// 64 x 64 per workgroup (`gemm_<t>_<o>_<layouts>_64`, K tiles of 64): [`Library::gemm`]
-    /// only. Each workgroup reads its operands' tiles once, so the whole GEMM reads A and B
-    /// twice as often as with blocks of 128.
+    /// 64 x 64 per workgroup (`gemm_<t>_<o>_<layouts>_64` and `gemm_fp8_<format>_<o>_64`, K
+    /// tiles twice as deep): [`Library::gemm`], and [`Library::gemm_fp8`] on the FP8
+    /// instructions ([`GemmPath::Fp8Hardware`]). Each workgroup reads its operands' tiles once,
+    /// so the whole GEMM reads A and B twice as often as with blocks of 128.
     Block64,
 }
 
@@ -254,6 +256,10 @@ pub(crate) mod sealed {
         const FP8_FNUZ: [KernelDecl<Fp8Gemm<Self>>; 2];
         /// gfx950's and gfx1201's `gemm_fp8_{e4m3fn,e5m2}_<o>`.
         const FP8_OCP: [KernelDecl<Fp8Gemm<Self>>; 2];
+        /// gfx942's `gemm_fp8_{e4m3fnuz,e5m2fnuz}_<o>_64`.
+        const FP8_FNUZ_64: [KernelDecl<Fp8Gemm<Self>>; 2];
+        /// gfx950's and gfx1201's `gemm_fp8_{e4m3fn,e5m2}_<o>_64`.
+        const FP8_OCP_64: [KernelDecl<Fp8Gemm<Self>>; 2];
         /// gfx950's `gemm_{mxfp8_e4m3,mxfp8_e5m2,mxfp6_e2m3,mxfp6_e3m2,mxfp4}_<o>`.
         const MX: [KernelDecl<CodedGemm<Self>>; 5];
         /// `gemm_decoded_<o>`.
@@ -263,6 +269,7 @@ pub(crate) mod sealed {
     macro_rules! outputs {
         ($($t:ident: [$($bf16:ident)*] [$($f16:ident)*] [$($bf16_64:ident)*] [$($f16_64:ident)*]
            [$fnuz0:ident $fnuz1:ident] [$ocp0:ident $ocp1:ident]
+           [$fnuz64_0:ident $fnuz64_1:ident] [$ocp64_0:ident $ocp64_1:ident]
            [$mx0:ident $mx1:ident $mx2:ident $mx3:ident $mx4:ident] $decoded:ident;)*) => {$(
             impl GemmOutputDecls for $t {
                 const BF16: [KernelDecl<HalfGemm<bf16, $t>>; 4] = [$(kernels::$bf16),*];
@@ -271,6 +278,10 @@ pub(crate) mod sealed {
                 const F16_64: [KernelDecl<HalfGemm<f16, $t>>; 4] = [$(kernels::$f16_64),*];
                 const FP8_FNUZ: [KernelDecl<Fp8Gemm<$t>>; 2] = [kernels::$fnuz0, kernels::$fnuz1];
                 const FP8_OCP: [KernelDecl<Fp8Gemm<$t>>; 2] = [kernels::$ocp0, kernels::$ocp1];
+                const FP8_FNUZ_64: [KernelDecl<Fp8Gemm<$t>>; 2] =
+                    [kernels::$fnuz64_0, kernels::$fnuz64_1];
+                const FP8_OCP_64: [KernelDecl<Fp8Gemm<$t>>; 2] =
+                    [kernels::$ocp64_0, kernels::$ocp64_1];
                 const MX: [KernelDecl<CodedGemm<$t>>; 5] = [
                     mx_kernels::$mx0,
                     mx_kernels::$mx1,
@@ -289,6 +300,8 @@ pub(crate) mod sealed {
             [gemm_bf16_f32_rr_64 gemm_bf16_f32_rc_64 gemm_bf16_f32_cr_64 gemm_bf16_f32_cc_64]
             [gemm_f16_f32_rr_64 gemm_f16_f32_rc_64 gemm_f16_f32_cr_64 gemm_f16_f32_cc_64]
             [gemm_fp8_e4m3fnuz_f32 gemm_fp8_e5m2fnuz_f32] [gemm_fp8_e4m3fn_f32 gemm_fp8_e5m2_f32]
+            [gemm_fp8_e4m3fnuz_f32_64 gemm_fp8_e5m2fnuz_f32_64]
+            [gemm_fp8_e4m3fn_f32_64 gemm_fp8_e5m2_f32_64]
             [gemm_mxfp8_e4m3_f32 gemm_mxfp8_e5m2_f32 gemm_mxfp6_e2m3_f32 gemm_mxfp6_e3m2_f32 gemm_mxfp4_f32]
             gemm_decoded_f32;
         bf16: [gemm_bf16_bf16_rr gemm_bf16_bf16_rc gemm_bf16_bf16_cr gemm_bf16_bf16_cc]
@@ -296,6 +309,8 @@ pub(crate) mod sealed {
             [gemm_bf16_bf16_rr_64 gemm_bf16_bf16_rc_64 gemm_bf16_bf16_cr_64 gemm_bf16_bf16_cc_64]
             [gemm_f16_bf16_rr_64 gemm_f16_bf16_rc_64 gemm_f16_bf16_cr_64 gemm_f16_bf16_cc_64]
             [gemm_fp8_e4m3fnuz_bf16 gemm_fp8_e5m2fnuz_bf16] [gemm_fp8_e4m3fn_bf16 gemm_fp8_e5m2_bf16]
+            [gemm_fp8_e4m3fnuz_bf16_64 gemm_fp8_e5m2fnuz_bf16_64]
+            [gemm_fp8_e4m3fn_bf16_64 gemm_fp8_e5m2_bf16_64]
             [gemm_mxfp8_e4m3_bf16 gemm_mxfp8_e5m2_bf16 gemm_mxfp6_e2m3_bf16 gemm_mxfp6_e3m2_bf16 gemm_mxfp4_bf16]
             gemm_decoded_bf16;
         f16: [gemm_bf16_f16_rr gemm_bf16_f16_rc gemm_bf16_f16_cr gemm_bf16_f16_cc]
@@ -303,6 +318,8 @@ pub(crate) mod sealed {
             [gemm_bf16_f16_rr_64 gemm_bf16_f16_rc_64 gemm_bf16_f16_cr_64 gemm_bf16_f16_cc_64]
             [gemm_f16_f16_rr_64 gemm_f16_f16_rc_64 gemm_f16_f16_cr_64 gemm_f16_f16_cc_64]
             [gemm_fp8_e4m3fnuz_f16 gemm_fp8_e5m2fnuz_f16] [gemm_fp8_e4m3fn_f16 gemm_fp8_e5m2_f16]
+            [gemm_fp8_e4m3fnuz_f16_64 gemm_fp8_e5m2fnuz_f16_64]
+            [gemm_fp8_e4m3fn_f16_64 gemm_fp8_e5m2_f16_64]
             [gemm_mxfp8_e4m3_f16 gemm_mxfp8_e5m2_f16 gemm_mxfp6_e2m3_f16 gemm_mxfp6_e3m2_f16 gemm_mxfp4_f16]
             gemm_decoded_f16;
     }
@@ -429,11 +446,15 @@ const fn max_n<O>() -> u32 {
     ((1u64 << 31) / (BLOCK as u64 * size_of::<O>() as u64)) as u32
 }
 
-/// The block side [`GemmTile::Auto`] gives a 16-bit GEMM of `shape` on a device of
-/// `compute_units`: [`SMALL_BLOCK`] when blocks of [`BLOCK`] would leave some idle.
-fn auto_half_block(shape: GemmShape, compute_units: u32) -> u32 {
+/// The block side [`GemmTile::Auto`] gives a GEMM of `shape` on a device of `compute_units`:
+/// [`SMALL_BLOCK`] when blocks of [`BLOCK`] would be at most half as many as the compute units.
+/// Blocks of 64 read the operands twice as often; on MI300X's cycle model (304 compute units,
+/// f16 B row-major) they take 3.4 instead of 6.9 us at 256^3 (4 blocks of 128), 11.8 instead
+/// of 22.1 at 1024^3 (64), 31.1 instead of 33.1 at 1536^3 (144), and 124.2 instead of 48.4 at
+/// 2048^3 (256), bound by the caches' bandwidth.
+fn auto_block(shape: GemmShape, compute_units: u32) -> u32 {
     let blocks = shape.m.div_ceil(BLOCK as usize) * shape.n.div_ceil(BLOCK as usize);
-    if blocks < compute_units as usize {
+    if 2 * blocks <= compute_units as usize {
         SMALL_BLOCK
     } else {
         BLOCK
@@ -446,13 +467,13 @@ impl Library {
         MatrixGfx::of(&self.module().code_object().target().processor, operation)
     }
 
-    /// The block side ([`BLOCK`] or [`SMALL_BLOCK`]) `tile` gives a 16-bit GEMM of `shape`
-    /// on this library's device.
-    fn half_gemm_block(&self, tile: GemmTile, shape: GemmShape) -> u32 {
+    /// The block side ([`BLOCK`] or [`SMALL_BLOCK`]) `tile` gives a GEMM of `shape` with
+    /// kernels for both on this library's device.
+    fn gemm_block(&self, tile: GemmTile, shape: GemmShape) -> u32 {
         match tile {
             GemmTile::Block128 => BLOCK,
             GemmTile::Block64 => SMALL_BLOCK,
-            GemmTile::Auto => auto_half_block(shape, self.device().properties().compute_units),
+            GemmTile::Auto => auto_block(shape, self.device().properties().compute_units),
         }
     }
 
@@ -468,7 +489,8 @@ impl Library {
                 operation,
                 gfx: self.module().code_object().target().processor.clone(),
                 reason: "its kernels compute blocks of 128 x 128 only (GemmTile::Block128 or \
-                         GemmTile::Auto); the 64 x 64 kernels are the 16-bit GEMM's (gemm)"
+                         GemmTile::Auto); the 64 x 64 kernels are the 16-bit GEMM's (gemm) and \
+                         the FP8 instructions' (gemm_fp8's GemmPath::Fp8Hardware)"
                     .to_string(),
             });
         }
@@ -586,7 +608,7 @@ impl Library {
         self.matrix_gfx(OP)?;
         check_holds(OP, "a", a, "m * k", elements_of(OP, shape.m, shape.k)?)?;
         check_holds(OP, "b", b, "k * n", elements_of(OP, shape.k, shape.n)?)?;
-        let block = self.half_gemm_block(epilogue.tile, shape);
+        let block = self.gemm_block(epilogue.tile, shape);
         let Some(launch) = self.gemm_launch(OP, shape, c, &epilogue, block)? else {
             return Ok(());
         };
@@ -653,7 +675,11 @@ impl Library {
             "k * n",
             elements_of(OP, shape.k, shape.n)?,
         )?;
-        let block = self.large_gemm_block(OP, epilogue.tile)?;
+        let block = if path == GemmPath::Fp8Hardware {
+            self.gemm_block(epilogue.tile, shape)
+        } else {
+            self.large_gemm_block(OP, epilogue.tile)?
+        };
         let Some(launch) = self.gemm_launch(OP, shape, c, &epilogue, block)? else {
             return Ok(());
         };
@@ -668,9 +694,11 @@ impl Library {
         // flags.
         unsafe {
             if path == GemmPath::Fp8Hardware {
-                let decl = match gfx {
-                    MatrixGfx::Gfx942 => O::FP8_FNUZ[e5m2],
-                    _ => O::FP8_OCP[e5m2],
+                let decl = match (gfx, block == BLOCK) {
+                    (MatrixGfx::Gfx942, true) => O::FP8_FNUZ[e5m2],
+                    (MatrixGfx::Gfx942, false) => O::FP8_FNUZ_64[e5m2],
+                    (_, true) => O::FP8_OCP[e5m2],
+                    (_, false) => O::FP8_OCP_64[e5m2],
                 };
                 let buffers = [buffer_arg(a.codes), buffer_arg(b.codes)];
                 self.launch_gemm(
@@ -865,14 +893,14 @@ mod tests {
     }
 
     #[test]
-    fn auto_takes_blocks_of_64_while_blocks_of_128_leave_compute_units_idle() {
+    fn auto_takes_blocks_of_64_while_blocks_of_128_would_fill_half_the_compute_units() {
         let shape = |m, n| GemmShape { m, n, k: 256 };
-        assert_eq!(auto_half_block(shape(256, 256), 304), SMALL_BLOCK);
-        assert_eq!(auto_half_block(shape(2048, 2176), 304), SMALL_BLOCK);
-        assert_eq!(auto_half_block(shape(2048, 2432), 304), BLOCK);
-        assert_eq!(auto_half_block(shape(4096, 4096), 304), BLOCK);
-        assert_eq!(auto_half_block(shape(1, 1), 1), BLOCK);
-        assert_eq!(auto_half_block(shape(1, 1), 2), SMALL_BLOCK);
+        assert_eq!(auto_block(shape(256, 256), 304), SMALL_BLOCK);
+        assert_eq!(auto_block(shape(1536, 1536), 304), SMALL_BLOCK);
+        assert_eq!(auto_block(shape(1536, 1664), 304), BLOCK);
+        assert_eq!(auto_block(shape(2048, 2048), 304), BLOCK);
+        assert_eq!(auto_block(shape(1, 1), 1), BLOCK);
+        assert_eq!(auto_block(shape(1, 1), 2), SMALL_BLOCK);
     }
 
     #[test]
