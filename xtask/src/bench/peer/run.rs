@@ -131,7 +131,7 @@ impl Bench<'_> {
     }
 
     /// Iron's side: the library operation, configuration `config` (`iron`: the library's
-    /// choices), a 16-bit GEMM in blocks of `tile`.
+    /// choices), a 16-bit or FP8 GEMM in blocks of `tile`.
     pub fn iron(
         &self,
         library: &Library,

@@ -5,7 +5,7 @@
 //! Both sides are taken alike: Iron's default (what the library chooses) against Triton's
 //! default, Iron's configuration with the fewest wave-instructions against Triton's, and
 //! Iron's default time against Triton's fastest configuration's. Iron's configurations are
-//! its library's choices, and for a 16-bit GEMM the block the library did not choose.
+//! its library's choices, and for a 16-bit or FP8 GEMM the block the library did not choose.
 
 use super::run::Side;
 use serde::Serialize;

@@ -125,12 +125,14 @@ const LN_EPS: f32 = 1e-5;
 
 impl Op {
     /// The block Iron's library did not choose for this operation, when it has another: a
-    /// 16-bit GEMM whose default (`kernel`) took blocks of 64 runs in blocks of 128 too, and
-    /// the other way round. With its configuration's name.
+    /// 16-bit or FP8 GEMM whose default (`kernel`) took blocks of 64 runs in blocks of 128
+    /// too, and the other way round. With its configuration's name.
     pub fn other_iron_tile(self, kernel: &str) -> Option<(&'static str, GemmTile)> {
         match self {
-            Op::Gemm { .. } if kernel.ends_with("_64") => Some(("iron 128", GemmTile::Block128)),
-            Op::Gemm { .. } => Some(("iron 64", GemmTile::Block64)),
+            Op::Gemm { .. } | Op::GemmFp8 { .. } if kernel.ends_with("_64") => {
+                Some(("iron 128", GemmTile::Block128))
+            }
+            Op::Gemm { .. } | Op::GemmFp8 { .. } => Some(("iron 64", GemmTile::Block64)),
             _ => None,
         }
     }
@@ -710,7 +712,7 @@ impl Prepared {
         ))
     }
 
-    /// Runs the operation through Iron's library, a 16-bit GEMM in blocks of `tile`.
+    /// Runs the operation through Iron's library, a 16-bit or FP8 GEMM in blocks of `tile`.
     pub fn run_iron(&mut self, library: &Library, stream: &Stream, tile: GemmTile) -> Result<()> {
         iron_into(
             library,
@@ -800,7 +802,11 @@ fn iron_into(
                 format,
                 scale: FP8_SCALES.1,
             };
-            lib.gemm_fp8(stream, a, b, out, shape, Epilogue::default())?
+            let e = Epilogue {
+                tile,
+                ..Epilogue::default()
+            };
+            lib.gemm_fp8(stream, a, b, out, shape, e)?
         }
         (
             Op::Attention {

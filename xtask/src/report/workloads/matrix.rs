@@ -29,14 +29,17 @@ pub fn run(r: &mut Runner<'_>) {
     gemvs(r);
 }
 
-/// Every GEMM writing `O`: both 16-bit inputs, the FP8 encodings the gfx multiplies natively,
-/// every MX format on the gfx's own path, and MXFP4 on the decoding path.
+/// Every GEMM writing `O`: both 16-bit inputs, the FP8 encodings the gfx multiplies natively
+/// (in blocks of 128 and of 64), every MX format on the gfx's own path, and MXFP4 on the
+/// decoding path.
 fn per_output<O: GemmOutput + Sample>(r: &mut Runner<'_>, shape: GemmShape) {
     gemm16::<f16, O>(r, shape);
     gemm16::<bf16, O>(r, shape);
     for format in FP8_FORMATS {
         if r.library.fp8_gemm_path(format, format).ok() == Some(GemmPath::Fp8Hardware) {
-            gemm_fp8::<O>(r, format, shape);
+            for tile in [GemmTile::Block128, GemmTile::Block64] {
+                gemm_fp8::<O>(r, format, shape, tile);
+            }
         }
     }
     gemm_mx::<MxFp8E4M3, O>(r, shape, false);
@@ -118,7 +121,13 @@ fn gemm16_in<T: GemmInput + Sample, O: GemmOutput + Sample>(
     });
 }
 
-fn gemm_fp8<O: GemmOutput + Sample>(r: &mut Runner<'_>, format: Fp8Format, shape: GemmShape) {
+/// The FP8 GEMM of `format` codes into `O` in blocks of `tile`.
+fn gemm_fp8<O: GemmOutput + Sample>(
+    r: &mut Runner<'_>,
+    format: Fp8Format,
+    shape: GemmShape,
+    tile: GemmTile,
+) {
     let GemmShape { m, n, k } = shape;
     r.measure(Family::Gemm, |r| {
         let a = r.device_bytes(m * k)?;
@@ -135,7 +144,10 @@ fn gemm_fp8<O: GemmOutput + Sample>(r: &mut Runner<'_>, format: Fp8Format, shape
             matrix(&b),
             &mut c,
             shape,
-            Epilogue::default(),
+            Epilogue {
+                tile,
+                ..Epilogue::default()
+            },
         )?;
         let label = format!(
             "gemm_fp8 {format:?}->{} {}",
