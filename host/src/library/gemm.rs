@@ -124,9 +124,32 @@ impl Default for Epilogue<'_> {
     }
 }
 
-/// The block of `C` each workgroup of a GEMM computes. The results are the same bit for bit
-/// whatever the tile: each element's products are summed over the same K tiles of 32 elements,
-/// in the same order.
+/// The block of `C` each workgroup of a GEMM computes. The results are the same whatever the
+/// tile: each element's products are summed in the same order over the same K subtiles (32
+/// 16-bit elements, 64 FP8 codes), but for the sign of a zero sum when the last K tile of a
+/// block of 64 ends in a subtile wholly past `k` (its zeros are added too).
+///
+/// ```no_run
+/// use iron::library::{Epilogue, GemmShape, GemmTile, Layout, Library, bf16};
+/// use iron::{Device, DeviceBuffer};
+///
+/// let device = Device::hip(0)?;
+/// let library = Library::load_built(&device)?;
+/// let (m, n, k) = (256, 256, 256);
+/// let a = DeviceBuffer::from_slice(&device, &vec![bf16::ONE; m * k])?;
+/// let b = DeviceBuffer::from_slice(&device, &vec![bf16::ONE; k * n])?;
+/// let mut c = DeviceBuffer::<f32>::alloc(&device, m * n)?;
+/// // Blocks of 128 whatever the device (`Auto` takes blocks of 64 at this size on a device of
+/// // 8 compute units or more).
+/// let epilogue = Epilogue {
+///     tile: GemmTile::Block128,
+///     ..Epilogue::default()
+/// };
+/// let ab = ((&a, Layout::RowMajor), (&b, Layout::RowMajor));
+/// let shape = GemmShape { m, n, k };
+/// library.gemm(&device.default_stream(), ab.0, ab.1, &mut c, shape, epilogue)?;
+/// # Ok::<(), iron::library::LibraryError>(())
+/// ```
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
 pub enum GemmTile {
     /// [`GemmTile::Block64`] where the path has it, when blocks of 128 would be at most half
