@@ -275,6 +275,18 @@ impl<'a> ElfImage<'a> {
         })
     }
 
+    /// The end address of the allocated, file-backed section that holds `address`.
+    pub fn section_end(&self, address: u64) -> Option<u64> {
+        let endian = LittleEndian;
+        self.sections.iter().find_map(|section| {
+            let start = section.sh_addr(endian);
+            let end = start.checked_add(section.sh_size(endian))?;
+            let allocated = section.sh_flags(endian) & u64::from(elf::SHF_ALLOC) != 0;
+            let backed = section.sh_type(endian) != elf::SHT_NOBITS;
+            (allocated && backed && (start..end).contains(&address)).then_some(end)
+        })
+    }
+
     /// The `.text` section's load address and bytes.
     pub fn text(&self) -> Result<(u64, &'a [u8])> {
         let endian = LittleEndian;

@@ -102,22 +102,13 @@ pub(super) fn read_kernel(
         })?;
     check_descriptor(&metadata, &descriptor)?;
 
-    let function = symbols
-        .iter()
-        .filter(|s| s.is_function && s.size > 0)
-        .find(|s| {
-            s.value <= entry_address
-                && s.value
-                    .checked_add(s.size)
-                    .is_some_and(|end| entry_address < end)
-        })
-        .ok_or_else(|| {
-            kernel_error(
-                &metadata,
-                format!("no function symbol covers the entry point 0x{entry_address:x}"),
-            )
-        })?;
-    let code_len = function.value + function.size - entry_address;
+    let code_end = code_end(image, symbols, entry_address).ok_or_else(|| {
+        kernel_error(
+            &metadata,
+            format!("no function symbol covers the entry point 0x{entry_address:x}"),
+        )
+    })?;
+    let code_len = code_end - entry_address;
     let code = image.bytes_at(entry_address, code_len).ok_or_else(|| {
         kernel_error(
             &metadata,
@@ -134,6 +125,27 @@ pub(super) fn read_kernel(
         code: code.to_vec(),
         metadata,
     })
+}
+
+/// Where the code of the kernel entered at `entry` ends: the end of the function symbol that
+/// covers it, or, for a function symbol at the entry without a size (assembly written without
+/// `.size`, which the hardware never needs), the next function symbol or the end of the
+/// section, whichever comes first. `None` when no function symbol covers or starts at `entry`.
+fn code_end(image: &ElfImage<'_>, symbols: &[ElfSymbol<'_>], entry: u64) -> Option<u64> {
+    let functions = || symbols.iter().filter(|s| s.is_function);
+    if let Some(end) = functions()
+        .filter(|s| s.size > 0 && s.value <= entry)
+        .find_map(|s| s.value.checked_add(s.size).filter(|&end| entry < end))
+    {
+        return Some(end);
+    }
+    functions().find(|s| s.size == 0 && s.value == entry)?;
+    let section_end = image.section_end(entry)?;
+    let next = functions()
+        .map(|s| s.value)
+        .filter(|&start| start > entry)
+        .min();
+    Some(next.map_or(section_end, |next| next.min(section_end)))
 }
 
 /// Largest kernarg segment accepted. Compilers emit a few KiB; every launch allocates the

@@ -274,6 +274,31 @@ fn rejects_metadata_that_disagrees_with_itself_or_the_descriptor() {
 }
 
 #[test]
+fn kernels_whose_function_symbols_have_no_size_run_to_the_next_function_or_the_end_of_text() {
+    let specs = sample_kernels();
+    let mut builder = ElfBuilder::new(specs.clone());
+    builder.sized_functions = false;
+    let object = CodeObject::parse(&builder.build()).expect("unsized function symbols parse");
+    let (add, scale) = (
+        object.kernel("add").unwrap(),
+        object.kernel("scale").unwrap(),
+    );
+    assert!(add.code().starts_with(&specs[0].code));
+    assert_eq!(
+        add.entry_address() + add.code().len() as u64,
+        scale.entry_address(),
+        "add's code runs to the next function symbol"
+    );
+    let text = object.text();
+    assert!(scale.code().starts_with(&specs[1].code));
+    assert_eq!(
+        scale.entry_address() + scale.code().len() as u64,
+        text.address + text.bytes.len() as u64,
+        "the last kernel's code runs to the end of .text"
+    );
+}
+
+#[test]
 fn rejects_entry_points_outside_the_code() {
     let bytes = sample();
     let object = CodeObject::parse(&bytes).unwrap();

@@ -116,6 +116,9 @@ pub struct ElfBuilder {
     /// Overrides the note payload (the metadata built from the kernels otherwise).
     pub note_payload: Option<Vec<u8>>,
     pub note_type: u32,
+    /// Whether the kernels' function symbols carry their code's size (assembly written
+    /// without `.size` leaves it 0).
+    pub sized_functions: bool,
 }
 
 impl ElfBuilder {
@@ -129,6 +132,7 @@ impl ElfBuilder {
             kernels,
             note_payload: None,
             note_type: 32,
+            sized_functions: true,
         }
     }
 
@@ -175,13 +179,12 @@ impl ElfBuilder {
             let name_at = strtab.len() as u32;
             strtab.extend_from_slice(kernel.name.as_bytes());
             strtab.push(0);
-            symbols.push(symbol(
-                name_at,
-                0x12,
-                3,
-                *entry as u64,
-                kernel.code.len() as u64,
-            ));
+            let size = if self.sized_functions {
+                kernel.code.len() as u64
+            } else {
+                0
+            };
+            symbols.push(symbol(name_at, 0x12, 3, *entry as u64, size));
             if kernel.with_kd_symbol {
                 let kd_name = strtab.len() as u32;
                 strtab.extend_from_slice(format!("{}.kd", kernel.name).as_bytes());
