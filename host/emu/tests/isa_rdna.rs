@@ -399,6 +399,37 @@ fn carries_and_64_bit_multiply_add() {
 }
 
 #[test]
+fn signed_adds_without_carry_wrap_and_saturate_under_clamp() {
+    let body = |_: &str, _: bool| {
+        lines(&[
+            "v_add_nc_i32 v4, v1, v2",
+            "v_sub_nc_i32 v5, v1, v2",
+            "v_add_nc_i32 v6, v1, v2 clamp",
+            "v_sub_nc_i32 v7, v1, v2 clamp",
+        ])
+    };
+    let mut inputs = random(11);
+    let edges = [
+        (i32::MAX, 1),
+        (i32::MIN, -1),
+        (i32::MIN, 1),
+        (i32::MAX, -1),
+        (-5, 3),
+    ];
+    for (t, (x, y)) in edges.into_iter().enumerate() {
+        inputs[0][t] = x as u32;
+        inputs[1][t] = y as u32;
+    }
+    check(&RUNS, body, inputs, 0, |_, lane, i, o| {
+        let (a, b) = (i[0][lane.t] as i32, i[1][lane.t] as i32);
+        eq("add", o[0], a.wrapping_add(b) as u32)?;
+        eq("sub", o[1], a.wrapping_sub(b) as u32)?;
+        eq("add clamped", o[2], a.saturating_add(b) as u32)?;
+        eq("sub clamped", o[3], a.saturating_sub(b) as u32)
+    });
+}
+
+#[test]
 fn cmpx_and_saveexec_mask_lanes() {
     let body = |_: &str, wave64: bool| {
         let (exec, vcc, s6, all) = if wave64 {

@@ -15,7 +15,7 @@ use std::collections::HashMap;
 use std::sync::OnceLock;
 
 /// RDNA names whose GFX9 instruction has another name.
-const RENAMES: [(&str, &str); 34] = [
+const RENAMES: [(&str, &str); 36] = [
     ("s_ctz_i32_b32", "s_ff1_i32_b32"),
     ("s_ctz_i32_b64", "s_ff1_i32_b64"),
     ("s_clz_i32_u32", "s_flbit_i32_b32"),
@@ -36,6 +36,8 @@ const RENAMES: [(&str, &str); 34] = [
     ("v_sub_nc_u16", "v_sub_u16"),
     ("v_add_nc_i16", "v_add_i16"),
     ("v_sub_nc_i16", "v_sub_i16"),
+    ("v_add_nc_i32", "v_add_i32"),
+    ("v_sub_nc_i32", "v_sub_i32"),
     ("v_add_co_ci_u32", "v_addc_co_u32"),
     ("v_sub_co_ci_u32", "v_subb_co_u32"),
     ("v_subrev_co_ci_u32", "v_subbrev_co_u32"),
