@@ -732,6 +732,48 @@ fn empty_products_write_beta_c_plus_bias_and_empty_outputs_nothing() {
     }
 }
 
+/// `GemmTile`'s documented promise: blocks of 64 and of 128 give the same bits (shapes whose
+/// `k` ends a K tile of 64 halfway, and one that fills it; random operands, so no zero sums).
+#[test]
+#[ignore = "needs the device build: run `cargo xtask test`"]
+fn blocks_of_64_and_128_give_the_same_bits() {
+    for d in library_devices() {
+        let mut rng = rng(61);
+        for (m, n, k) in [(100, 70, 96), (130, 65, 128)] {
+            for (a_layout, b_layout) in LAYOUT_PAIRS {
+                let (a, _) = operand::<bf16>(gfx_of(&d), &mut rng, (m, k), a_layout);
+                let (b, _) = operand::<bf16>(gfx_of(&d), &mut rng, (k, n), b_layout);
+                let (a, b) = (upload(&d.device, &a), upload(&d.device, &b));
+                let bits = |tile| {
+                    let mut c = poisoned_floats::<f32>(&d.device, m * n);
+                    d.library
+                        .gemm(
+                            &d.device.default_stream(),
+                            (&a, a_layout),
+                            (&b, b_layout),
+                            &mut c,
+                            GemmShape { m, n, k },
+                            Epilogue {
+                                tile,
+                                ..Epilogue::default()
+                            },
+                        )
+                        .unwrap();
+                    let c = c.to_vec().unwrap();
+                    common::assert_floats_written(&c, m * n, &format!("{} {tile:?}", d.gfx));
+                    c[..m * n].iter().map(|v| v.to_bits()).collect::<Vec<_>>()
+                };
+                assert_eq!(
+                    bits(GemmTile::Block64),
+                    bits(GemmTile::Block128),
+                    "{} {m}x{n}x{k} A {a_layout:?} B {b_layout:?}",
+                    d.gfx
+                );
+            }
+        }
+    }
+}
+
 #[test]
 #[ignore = "needs the device build: run `cargo xtask test`"]
 fn shapes_that_do_not_fit_are_refused_before_anything_runs() {
