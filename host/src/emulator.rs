@@ -425,19 +425,15 @@ fn budget_detail(
     workgroups: u64,
     waves: &[iron_emu::WaveSnapshot],
 ) -> String {
-    let mut out = format!(
+    format!(
         "instruction budget of {budget} wave-instructions exceeded ({finished} of {workgroups} \
          workgroups finished): the kernel did not finish; check its loop bounds, and whether it \
          waits for a workgroup that cannot be resident with it (the emulator holds as many \
          workgroups at once as the device would; Emulator::set_compute_units changes how many); \
          or raise the limit with Emulator::set_instruction_budget (`--budget` of \
-         `cargo xtask emu run`). The resident waves:"
-    );
-    for (k, w) in waves.iter().enumerate() {
-        out.push_str(if k == 0 { " " } else { "; " });
-        out.push_str(&w.to_string());
-    }
-    out
+         `cargo xtask emu run`). The resident waves: {}",
+        iron_emu::ResidentWaves(waves)
+    )
 }
 
 /// The addresses a launch hands its kernel: every 8 bytes of its kernarg segment at a 4-byte

@@ -360,6 +360,57 @@ impl fmt::Display for WaveSnapshot {
     }
 }
 
+/// The resident waves of a dispatch that ran out of its budget, as one line: each wave when
+/// there are few, otherwise the places they stood (PC and status) with how many waves stood
+/// there, most first, so that a stuck grid of thousands of waves reads in a sentence.
+pub struct ResidentWaves<'a>(pub &'a [WaveSnapshot]);
+
+impl ResidentWaves<'_> {
+    /// Waves listed one by one up to this many; places listed up to this many.
+    const LISTED: usize = 8;
+}
+
+impl fmt::Display for ResidentWaves<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let waves = self.0;
+        if waves.len() <= Self::LISTED {
+            for (k, w) in waves.iter().enumerate() {
+                write!(f, "{}{w}", if k == 0 { "" } else { "; " })?;
+            }
+            return Ok(());
+        }
+        let mut places: Vec<(&WaveSnapshot, usize)> = Vec::new();
+        for w in waves {
+            match places
+                .iter_mut()
+                .find(|(first, _)| first.pc == w.pc && first.status == w.status)
+            {
+                Some((_, count)) => *count += 1,
+                None => places.push((w, 1)),
+            }
+        }
+        places.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.pc.cmp(&b.0.pc)));
+        write!(f, "{} waves at {} places", waves.len(), places.len())?;
+        for (first, count) in places.iter().take(Self::LISTED) {
+            let [x, y, z] = first.workgroup;
+            write!(
+                f,
+                "; {count} at pc {:#x}, {}: `{}` (first workgroup ({x}, {y}, {z}) wave {})",
+                first.pc, first.status, first.instruction, first.wave
+            )?;
+        }
+        if places.len() > Self::LISTED {
+            let rest: usize = places[Self::LISTED..].iter().map(|(_, count)| count).sum();
+            write!(
+                f,
+                "; {rest} at {} other places",
+                places.len() - Self::LISTED
+            )?;
+        }
+        Ok(())
+    }
+}
+
 /// A failed dispatch.
 #[derive(Clone, Debug, PartialEq)]
 pub enum EmuError {
@@ -421,12 +472,10 @@ impl fmt::Display for EmuError {
                 write!(
                     f,
                     "kernel `{kernel}`: instruction budget of {budget} wave-instructions exceeded \
-                     ({finished_workgroups} of {workgroups} workgroups finished); the resident waves:"
-                )?;
-                for (k, w) in waves.iter().enumerate() {
-                    write!(f, "{}{w}", if k == 0 { " " } else { "; " })?;
-                }
-                Ok(())
+                     ({finished_workgroups} of {workgroups} workgroups finished); the resident waves: \
+                     {}",
+                    ResidentWaves(waves)
+                )
             }
             EmuError::Execution {
                 kernel,
@@ -456,5 +505,54 @@ impl std::error::Error for EmuError {}
 impl From<MemoryError> for EmuError {
     fn from(e: MemoryError) -> Self {
         EmuError::Memory(e)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn wave(group: u32, wave: u32, pc: u64, status: WaveStatus) -> WaveSnapshot {
+        WaveSnapshot {
+            workgroup: [group, 0, 0],
+            wave,
+            pc,
+            instruction: format!("s_nop {pc}"),
+            status,
+        }
+    }
+
+    #[test]
+    fn few_resident_waves_are_listed_one_by_one() {
+        let waves = [
+            wave(0, 0, 16, WaveStatus::Running),
+            wave(0, 1, 32, WaveStatus::AtBarrier),
+        ];
+        assert_eq!(
+            ResidentWaves(&waves).to_string(),
+            "workgroup (0, 0, 0) wave 0 at pc 0x10, running: `s_nop 16`; \
+             workgroup (0, 0, 0) wave 1 at pc 0x20, waiting at a barrier: `s_nop 32`"
+        );
+    }
+
+    #[test]
+    fn many_resident_waves_are_counted_by_place_most_first() {
+        let mut waves: Vec<WaveSnapshot> = (0..300)
+            .map(|k| wave(k / 4, k % 4, 0x100, WaveStatus::AtBarrier))
+            .collect();
+        waves.extend((0..20).map(|k| wave(k, 0, 0x200, WaveStatus::Running)));
+        waves.extend((0..10).map(|k| wave(k, 1, 0x100, WaveStatus::Running)));
+        waves.extend((0..9).map(|k| wave(k, 2, 0x300 + 4 * u64::from(k), WaveStatus::Running)));
+        let text = ResidentWaves(&waves).to_string();
+        assert!(
+            text.starts_with(
+                "339 waves at 12 places; 300 at pc 0x100, waiting at a barrier: `s_nop 256` \
+                 (first workgroup (0, 0, 0) wave 0); 20 at pc 0x200, running: `s_nop 512` \
+                 (first workgroup (0, 0, 0) wave 0); 10 at pc 0x100, running: `s_nop 256` \
+                 (first workgroup (0, 0, 0) wave 1); 1 at pc 0x300"
+            ),
+            "{text}"
+        );
+        assert!(text.ends_with("; 4 at 4 other places"), "{text}");
     }
 }

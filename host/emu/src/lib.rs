@@ -26,8 +26,8 @@ pub use dispatch::{
     TraceEvent, disassemble,
 };
 pub use error::{
-    EmuError, Fault, GlobalRace, LdsRace, StoreDataHazard, WaitcntHazard, WaveSnapshot, WaveStatus,
-    WgpVisibility,
+    EmuError, Fault, GlobalRace, LdsRace, ResidentWaves, StoreDataHazard, WaitcntHazard,
+    WaveSnapshot, WaveStatus, WgpVisibility,
 };
 pub use machine::{Checks, ChecksParseError, Schedule, ScheduleParseError};
 pub use memory::{DeviceMemory, MemoryError};
