@@ -490,13 +490,36 @@ impl Library {
         MatrixGfx::of(&self.module().code_object().target().processor, operation)
     }
 
+    /// The block [`GemmTile::Auto`] takes for a GEMM of `shape` on this library's device, on the
+    /// paths that have both blocks ([`Library::gemm`], and [`Library::gemm_fp8`] on
+    /// [`GemmPath::Fp8Hardware`]): for a caller that sets one block against the other, or
+    /// records which one ran.
+    ///
+    /// ```no_run
+    /// use iron::library::{GemmShape, GemmTile, Library};
+    /// use iron::Device;
+    ///
+    /// let device = Device::hip(0)?;
+    /// let library = Library::load_built(&device)?;
+    /// let tile = library.auto_gemm_tile(GemmShape { m: 256, n: 256, k: 256 });
+    /// assert!(matches!(tile, GemmTile::Block64 | GemmTile::Block128));
+    /// # Ok::<(), iron::library::LibraryError>(())
+    /// ```
+    pub fn auto_gemm_tile(&self, shape: GemmShape) -> GemmTile {
+        if auto_block(shape, self.device().properties().compute_units) == SMALL_BLOCK {
+            GemmTile::Block64
+        } else {
+            GemmTile::Block128
+        }
+    }
+
     /// The block side ([`BLOCK`] or [`SMALL_BLOCK`]) `tile` gives a GEMM of `shape` with
     /// kernels for both on this library's device.
     fn gemm_block(&self, tile: GemmTile, shape: GemmShape) -> u32 {
         match tile {
             GemmTile::Block128 => BLOCK,
             GemmTile::Block64 => SMALL_BLOCK,
-            GemmTile::Auto => auto_block(shape, self.device().properties().compute_units),
+            GemmTile::Auto => self.gemm_block(self.auto_gemm_tile(shape), shape),
         }
     }
 

@@ -198,7 +198,10 @@ pub fn run(root: &Path, options: &Options) -> Result<()> {
             eprintln!("peer: {label}: {} on Iron", op.label());
             let default = ("iron", GemmTile::Auto);
             let mut iron = vec![bench.iron(&library, &statics, &mut prepared, default)?];
-            if let Some(other) = op.other_iron_tile(&iron[0].kernel) {
+            let other = op
+                .gemm_shape()
+                .and_then(|shape| op.other_iron_tile(library.auto_gemm_tile(shape)));
+            if let Some(other) = other {
                 eprintln!("peer: {label}: {} on Iron ({})", op.label(), other.0);
                 iron.push(bench.iron(&library, &statics, &mut prepared, other)?);
             }

@@ -124,15 +124,27 @@ const FP8_SCALES: (f32, f32) = (0.5, 0.25);
 const LN_EPS: f32 = 1e-5;
 
 impl Op {
-    /// The block Iron's library did not choose for this operation, when it has another: a
-    /// 16-bit or FP8 GEMM whose default (`kernel`) took blocks of 64 runs in blocks of 128
-    /// too, and the other way round. With its configuration's name.
-    pub fn other_iron_tile(self, kernel: &str) -> Option<(&'static str, GemmTile)> {
+    /// The block Iron's library does not take by default (`auto`, what `GemmTile::Auto` takes
+    /// for this operation's shape), when the operation has another: a 16-bit or FP8 GEMM runs
+    /// in both blocks. With its configuration's name.
+    pub fn other_iron_tile(self, auto: GemmTile) -> Option<(&'static str, GemmTile)> {
         match self {
-            Op::Gemm { .. } | Op::GemmFp8 { .. } if kernel.ends_with("_64") => {
+            Op::Gemm { .. } | Op::GemmFp8 { .. } if auto == GemmTile::Block64 => {
                 Some(("iron 128", GemmTile::Block128))
             }
             Op::Gemm { .. } | Op::GemmFp8 { .. } => Some(("iron 64", GemmTile::Block64)),
+            _ => None,
+        }
+    }
+
+    /// The shape of a GEMM operation, `None` for the others.
+    pub fn gemm_shape(self) -> Option<GemmShape> {
+        match self {
+            Op::Gemm { side, .. } | Op::GemmFp8 { side, .. } => Some(GemmShape {
+                m: side,
+                n: side,
+                k: side,
+            }),
             _ => None,
         }
     }
