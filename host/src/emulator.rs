@@ -23,7 +23,7 @@ use std::time::{Duration, Instant};
 use iron_emu::{CodeId, Counters, Dispatch, EmuError, Fault, Gpu, Target};
 
 pub use iron_emu::timing;
-pub use iron_emu::{Checks, Schedule};
+pub use iron_emu::{Checks, Progress, ProgressHook, Schedule};
 
 mod printing;
 
@@ -187,6 +187,26 @@ impl Emulator {
     /// once), which is what the library sizes its grids by.
     pub fn set_compute_units(&self, compute_units: u32) {
         self.backend.lock().gpu.set_compute_units(compute_units);
+    }
+
+    /// Sets the hook each following dispatch tells of every workgroup it finishes (`None`, the
+    /// default: no hook), to show how far a long emulation has come.
+    ///
+    /// # Example
+    /// ```
+    /// use iron::emulator::{Emulator, Progress};
+    /// use std::sync::Arc;
+    ///
+    /// let emulator = Emulator::new("gfx942")?;
+    /// emulator.set_progress(Some(Arc::new(|p: Progress| {
+    ///     if p.finished_workgroups % 1000 == 0 {
+    ///         eprintln!("{} of {} workgroups", p.finished_workgroups, p.workgroups);
+    ///     }
+    /// })));
+    /// # Ok::<(), iron::DeviceError>(())
+    /// ```
+    pub fn set_progress(&self, hook: Option<ProgressHook>) {
+        self.backend.lock().gpu.set_progress(hook);
     }
 
     /// Estimates the time of the following dispatches on `device` (`None`, the default: no

@@ -3,12 +3,17 @@
 use crate::emu_args::{ArgSpec, check_args, parse_dims};
 use anyhow::{Context, Result, bail};
 use iron::code_object::{Bundle, CodeObject, is_bundle};
-use iron::emulator::{Emulator, emulated_targets};
+use iron::emulator::{Emulator, Progress, ProgressHook, emulated_targets};
 use iron::launch::{LaunchArg, check_launch};
 use iron::{DeviceBuffer, LaunchConfig};
 use iron_emu::timing::{DEVICES, Device, Stall, TimingSummary};
 use iron_emu::{ACCESS_WIDTHS, Counters, InstructionClass, Target};
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+/// How often a running dispatch says how far it has come.
+const PROGRESS_EVERY: Duration = Duration::from_secs(30);
 
 /// What `cargo xtask emu run` was asked to do.
 pub struct RunRequest {
@@ -120,6 +125,7 @@ pub fn run(req: &RunRequest) -> Result<()> {
     if let Some(name) = &req.timing {
         emulator.set_timing(Some(timing_device(&gfx, name.as_deref())?))?;
     }
+    emulator.set_progress(Some(progress_printer()));
     if req.trace {
         emulator.set_trace(Box::new(|line: &str| println!("{line}")));
     }
@@ -179,6 +185,25 @@ pub fn run(req: &RunRequest) -> Result<()> {
 }
 
 /// The timing device `name` (or `gfx`'s first), checked to be a `gfx` device.
+/// A hook that prints the workgroups finished on stderr every [`PROGRESS_EVERY`] at most, so
+/// that a long run (a timed 8192^3 GEMM takes most of an hour) shows it is moving.
+fn progress_printer() -> ProgressHook {
+    let started = Instant::now();
+    let said = Mutex::new(started);
+    Arc::new(move |p: Progress| {
+        let mut said = said.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        if said.elapsed() >= PROGRESS_EVERY {
+            *said = Instant::now();
+            eprintln!(
+                "emu: {} of {} workgroups finished after {:.0} s",
+                p.finished_workgroups,
+                p.workgroups,
+                started.elapsed().as_secs_f64()
+            );
+        }
+    })
+}
+
 fn timing_device(gfx: &str, name: Option<&str>) -> Result<&'static Device> {
     let of_gfx = || {
         Device::of_target(Target::from_name(gfx).expect("an emulated gfx"))

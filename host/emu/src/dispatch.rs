@@ -188,7 +188,22 @@ pub struct Gpu {
     pool: Option<rayon::ThreadPool>,
     next_dispatch_id: u64,
     timing: Option<&'static Device>,
+    progress: Option<ProgressHook>,
 }
+
+/// How far a dispatch has come, as a [`ProgressHook`] hears it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Progress {
+    /// Workgroups finished so far.
+    pub finished_workgroups: u64,
+    /// Workgroups in the grid.
+    pub workgroups: u64,
+}
+
+/// Called each time a workgroup of a dispatch finishes, on the thread that ran it: lets a
+/// caller show how far a long emulation has come (a timed 8192^3 GEMM runs for the better part
+/// of an hour). It must be cheap and decide itself how often to say anything.
+pub type ProgressHook = std::sync::Arc<dyn Fn(Progress) + Send + Sync>;
 
 /// The host's cores: the worker threads a dispatch may use by default.
 fn host_cores() -> u32 {
@@ -210,6 +225,7 @@ impl Gpu {
             pool: None,
             next_dispatch_id: 1,
             timing: None,
+            progress: None,
         }
     }
 
@@ -315,6 +331,12 @@ impl Gpu {
         Ok(())
     }
 
+    /// Sets the hook that hears each following dispatch's progress (`None`, the default: no
+    /// hook).
+    pub fn set_progress(&mut self, hook: Option<ProgressHook>) {
+        self.progress = hook;
+    }
+
     /// The device dispatches estimate their time on, if any.
     pub fn timing(&self) -> Option<&'static Device> {
         self.timing
@@ -364,6 +386,7 @@ impl Gpu {
             checks: self.checks,
             pool: self.pool.as_ref(),
             timing: self.timing,
+            progress: self.progress.as_deref(),
         };
         match program {
             LoadedCode::Gfx9(p) => machine::run_dispatch(target, memory, p, d, id, options, trace),

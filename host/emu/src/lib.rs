@@ -23,7 +23,7 @@ pub mod timing;
 pub use counters::{ACCESS_WIDTHS, Counters, InstructionClass};
 pub use dispatch::{
     CodeId, DEFAULT_INSTRUCTION_BUDGET, DecodedInstruction, Dispatch, Gpu, KernelDescriptor,
-    TraceEvent, disassemble,
+    Progress, ProgressHook, TraceEvent, disassemble,
 };
 pub use error::{
     EmuError, Fault, GlobalRace, LdsRace, ResidentWaves, StoreDataHazard, WaitcntHazard,

@@ -18,9 +18,12 @@ mod common;
 
 use common::variant::{CDNA, RDNA, Variant};
 use common::{Args, Loaded, bytes_of, data, from_bytes, last_block, load};
-use iron_emu::{Checks, EmuError, Fault, Schedule, StoreDataHazard, WaitcntHazard, WaveStatus};
+use iron_emu::{
+    Checks, EmuError, Fault, Progress, Schedule, StoreDataHazard, WaitcntHazard, WaveStatus,
+};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
+use std::sync::{Arc, Mutex};
 
 /// Seeds of the random schedules every test runs under.
 const SEEDS: [u64; 8] = [1, 2, 3, 4, 5, 6, 7, 8];
@@ -163,7 +166,8 @@ fn uneven_loop_of(x: &[u32], i: usize, n: usize, stride: usize, heavy: u32) -> u
 #[ignore = "needs the emulator's test kernels, built by `cargo xtask test`"]
 fn workgroups_of_uneven_work_give_the_same_results_on_one_and_two_threads() {
     // Odd workgroups run 7 times the loop: the worker holding them keeps busy slots after the
-    // other ran out, and hands some over between turns.
+    // other ran out, and hands some over between turns. The progress hook hears every workgroup
+    // finish once, whichever thread ran it.
     let (groups, heavy) = (16u32, 7);
     let items = 256 * groups as usize;
     let n = 3 * items + 5;
@@ -185,8 +189,22 @@ fn workgroups_of_uneven_work_give_the_same_results_on_one_and_two_threads() {
                     .u32(n as u32)
                     .u32(items as u32)
                     .u32(heavy);
+                let heard = Arc::new(Mutex::new(Vec::new()));
+                let hook = heard.clone();
+                k.gpu.set_progress(Some(Arc::new(move |p: Progress| {
+                    hook.lock().unwrap().push(p);
+                })));
                 k.launch("uneven_loop", &args.0, [groups, 1, 1], [256, 1, 1], 0)
                     .unwrap_or_else(|e| panic!("{} {threads} threads: {e}", v.name));
+                let mut heard = std::mem::take(&mut *heard.lock().unwrap());
+                heard.sort_by_key(|p| p.finished_workgroups);
+                let each: Vec<Progress> = (1..=u64::from(groups))
+                    .map(|finished_workgroups| Progress {
+                        finished_workgroups,
+                        workgroups: u64::from(groups),
+                    })
+                    .collect();
+                assert_eq!(heard, each, "{} on {threads} threads", v.name);
                 let got: Vec<u64> = from_bytes(&k.download(out, 8 * items));
                 assert!(
                     got == want,

@@ -20,7 +20,7 @@ use super::waitcnt::Counting;
 use super::wave::{MODE_GPR_IDX_EN, State, VectorRows};
 use super::{Ctx, Flow, Isa, LaunchState, Lds, Program, Wave};
 use crate::counters::Counters;
-use crate::dispatch::{Dispatch, TraceEvent};
+use crate::dispatch::{Dispatch, Progress, TraceEvent};
 use crate::error::{EmuError, Fault, StoreDataHazard, WaitcntHazard, WaveSnapshot, WaveStatus};
 use crate::memory::{DeviceMemory, SharedMemory};
 use crate::target::Target;
@@ -34,7 +34,7 @@ type Trace<'t> = Option<&'t mut dyn FnMut(&TraceEvent<'_>)>;
 
 /// How a dispatch runs: its instruction budget, its schedule, the device's size, its checks and
 /// the host threads besides the caller's.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy)]
 pub(crate) struct RunOptions<'p> {
     /// Wave-instructions the dispatch may run in all.
     pub budget: u64,
@@ -48,6 +48,8 @@ pub(crate) struct RunOptions<'p> {
     pub pool: Option<&'p rayon::ThreadPool>,
     /// The device whose time to model, if any (timing mode: one worker, waves in time order).
     pub timing: Option<&'static Device>,
+    /// Told of each finished workgroup, if any.
+    pub progress: Option<&'p (dyn Fn(Progress) + Send + Sync)>,
 }
 
 /// A workgroup on the device: its waves, its LDS, and how many of its waves still run.
@@ -136,6 +138,8 @@ struct Shared<'a> {
     stopping: AtomicBool,
     /// The slots not with a worker.
     handoff: Handoff<Slot>,
+    /// Told of each finished workgroup.
+    progress: Option<&'a (dyn Fn(Progress) + Send + Sync)>,
 }
 
 /// Wave-instructions a worker claims of the budget at a time at most, so that the workers rarely
@@ -241,6 +245,7 @@ pub(crate) fn run_groups<I: Isa>(
         stopped: Mutex::new(None),
         stopping: AtomicBool::new(false),
         handoff: Handoff::new(sets),
+        progress: options.progress,
     };
     while programs.len() < workers as usize {
         let copy = programs[0].clone();
@@ -433,6 +438,12 @@ impl<'a, I: Isa> Worker<'a, I> {
                     if s.done == waves_per_group {
                         s.busy = false;
                         let finished = self.shared.finished.fetch_add(1, Ordering::AcqRel) + 1;
+                        if let Some(progress) = self.shared.progress {
+                            progress(Progress {
+                                finished_workgroups: finished,
+                                workgroups: self.shared.workgroups,
+                            });
+                        }
                         if finished == self.shared.workgroups {
                             self.shared.handoff.end();
                         }
