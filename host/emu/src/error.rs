@@ -366,14 +366,16 @@ impl fmt::Display for WaveSnapshot {
 pub struct ResidentWaves<'a>(pub &'a [WaveSnapshot]);
 
 impl ResidentWaves<'_> {
-    /// Waves listed one by one up to this many; places listed up to this many.
-    const LISTED: usize = 8;
+    /// Waves listed one by one up to this many (four workgroups of four waves).
+    const LISTED_WAVES: usize = 16;
+    /// Places listed up to this many.
+    const LISTED_PLACES: usize = 8;
 }
 
 impl fmt::Display for ResidentWaves<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let waves = self.0;
-        if waves.len() <= Self::LISTED {
+        if waves.len() <= Self::LISTED_WAVES {
             for (k, w) in waves.iter().enumerate() {
                 write!(f, "{}{w}", if k == 0 { "" } else { "; " })?;
             }
@@ -391,7 +393,7 @@ impl fmt::Display for ResidentWaves<'_> {
         }
         places.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.pc.cmp(&b.0.pc)));
         write!(f, "{} waves at {} places", waves.len(), places.len())?;
-        for (first, count) in places.iter().take(Self::LISTED) {
+        for (first, count) in places.iter().take(Self::LISTED_PLACES) {
             let [x, y, z] = first.workgroup;
             write!(
                 f,
@@ -399,12 +401,15 @@ impl fmt::Display for ResidentWaves<'_> {
                 first.pc, first.status, first.instruction, first.wave
             )?;
         }
-        if places.len() > Self::LISTED {
-            let rest: usize = places[Self::LISTED..].iter().map(|(_, count)| count).sum();
+        if places.len() > Self::LISTED_PLACES {
+            let rest: usize = places[Self::LISTED_PLACES..]
+                .iter()
+                .map(|(_, count)| count)
+                .sum();
             write!(
                 f,
                 "; {rest} at {} other places",
-                places.len() - Self::LISTED
+                places.len() - Self::LISTED_PLACES
             )?;
         }
         Ok(())
