@@ -235,11 +235,12 @@ fn format_timing(kernel: &str, t: &TimingSummary) -> String {
         .map(|&s| format!("{} {:.0}%", s.name(), share(t.stalled(s))))
         .collect();
     let mut text = format!(
-        "{kernel}: estimated {:.2} us on {} ({} cycles; a model, not a measurement)\n  \
-         waves waited {} wave-cycles: {}\n  DRAM: {} bytes",
+        "{kernel}: estimated {:.2} us on {} ({} cycles at {:.0} MHz; a model, not a \
+         measurement)\n  waves waited {} wave-cycles: {}\n  DRAM: {} bytes",
         t.seconds() * 1e6,
         t.device,
         t.cycles,
+        t.clock_mhz(),
         waited,
         if reasons.is_empty() {
             "-".to_string()

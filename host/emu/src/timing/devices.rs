@@ -55,6 +55,11 @@ pub struct Device {
     pub simds: u32,
     /// Peak engine clock in MHz.
     pub clock_mhz: f64,
+    /// The engine clock in MHz under a dense matrix load: the power manager lowers the clock
+    /// while the matrix cores run, and a dispatch's estimate takes a clock between this (at
+    /// [`MAF_MATRIX_USE`] of the matrix cores' cycles and above) and the peak (none), in
+    /// proportion. `None`: no published figure, the peak clock throughout.
+    pub dense_matrix_clock_mhz: Option<f64>,
     /// The vector cache nearest the SIMDs: CDNA's L1 per CU, RDNA's L0 (one per CU, so the
     /// WGP's two are modelled as one of twice the size and bandwidth).
     pub l1: CacheLevel,
@@ -79,6 +84,23 @@ pub struct Device {
     pub misses_in_flight: u32,
     /// Where the figures come from.
     pub sources: &'static [&'static str],
+}
+
+/// The share of the matrix cores' cycles AMD's max-achievable-FLOPs GEMMs keep busy (their
+/// "software efficiency", up to 94 %; MI300X's BF16 figure, 708 TFLOP/s at a median 1207 MHz,
+/// is 94.2 % of the matrix peak at that clock): the matrix use at which a device runs at its
+/// [`Device::dense_matrix_clock_mhz`].
+pub const MAF_MATRIX_USE: f64 = 0.94;
+
+/// AMD's max-achievable FLOPs: hipBLASLt GEMMs on normally distributed data, with the median
+/// engine clock during each (MI300X BF16 at 1207 MHz, FP16 1115, FP8 1230; MI325X BF16 at
+/// 1447 MHz, FP16 1354, FP8 1464).
+const AMD_MAF: &str = "https://rocm.blogs.amd.com/software-tools-optimization/measuring-max-achievable-flops-part2/README.html";
+
+/// The dense-matrix clock of MI350X and MI355X, which AMD has not published: the model's
+/// choice is MI325X's ratio to its peak (1447 of 2100 MHz; the same power class, 1000 W).
+const fn cdna4_dense_clock(peak_mhz: f64) -> f64 {
+    peak_mhz * 1447.0 / 2100.0
 }
 
 const KIB: u64 = 1024;
@@ -203,6 +225,7 @@ const fn cdna2(name: &'static str, compute_units: u32, sources: &'static [&'stat
         l2_partitions: 1,
         simds: 4,
         clock_mhz: 1700.0,
+        dense_matrix_clock_mhz: None,
         l1: CDNA2_L1,
         array_cache: None,
         l2: CDNA2_L2,
@@ -221,12 +244,13 @@ const fn cdna2(name: &'static str, compute_units: u32, sources: &'static [&'stat
 }
 
 /// A CDNA3 or CDNA4 device of 8 XCDs: its caches and latencies are MI300X's (the same L1, L2
-/// and Infinity Cache design; no chase of the others is published), its LDS as wide as given.
+/// and Infinity Cache design; no chase of the others is published), its LDS as wide as given,
+/// its clocks the peak and the dense-matrix one.
 const fn cdna3(
     name: &'static str,
     target: Target,
     compute_units: u32,
-    clock_mhz: f64,
+    (clock_mhz, dense_matrix_clock_mhz): (f64, f64),
     dram_bytes_per_second: f64,
     lds_bytes_per_clock: u32,
     sources: &'static [&'static str],
@@ -238,6 +262,7 @@ const fn cdna3(
         l2_partitions: 8,
         simds: 4,
         clock_mhz,
+        dense_matrix_clock_mhz: Some(dense_matrix_clock_mhz),
         l1: CDNA3_L1,
         array_cache: None,
         l2: CDNA3_L2,
@@ -269,6 +294,7 @@ const fn rdna3(
         l2_partitions: 1,
         simds: 4,
         clock_mhz,
+        dense_matrix_clock_mhz: None,
         l1: RDNA_L0,
         array_cache: Some((RDNA3_L1, 4)),
         l2: RDNA3_L2,
@@ -302,37 +328,51 @@ pub const DEVICES: [Device; 9] = [
         "MI300X",
         Target::Gfx942,
         304,
-        2100.0,
+        (2100.0, 1207.0),
         5.3e12,
         128,
-        &[AMD_MI300X, ROCM_SPECS, MT4G_MI300X, CNC_MI300X, CNC_CDNA3],
+        &[
+            AMD_MI300X,
+            ROCM_SPECS,
+            MT4G_MI300X,
+            CNC_MI300X,
+            CNC_CDNA3,
+            AMD_MAF,
+        ],
     ),
     cdna3(
         "MI325X",
         Target::Gfx942,
         304,
-        2100.0,
+        (2100.0, 1447.0),
         6.0e12,
         128,
-        &[AMD_MI325X, ROCM_SPECS, MT4G_MI300X, CNC_MI300X, CNC_CDNA3],
+        &[
+            AMD_MI325X,
+            ROCM_SPECS,
+            MT4G_MI300X,
+            CNC_MI300X,
+            CNC_CDNA3,
+            AMD_MAF,
+        ],
     ),
     cdna3(
         "MI350X",
         Target::Gfx950,
         256,
-        2200.0,
+        (2200.0, cdna4_dense_clock(2200.0)),
         8.0e12,
         256,
-        &[AMD_MI350X, ROCM_SPECS, CNC_CDNA4, MT4G_MI300X],
+        &[AMD_MI350X, ROCM_SPECS, CNC_CDNA4, MT4G_MI300X, AMD_MAF],
     ),
     cdna3(
         "MI355X",
         Target::Gfx950,
         256,
-        2400.0,
+        (2400.0, cdna4_dense_clock(2400.0)),
         8.0e12,
         256,
-        &[AMD_MI355X, ROCM_SPECS, CNC_CDNA4, MT4G_MI300X],
+        &[AMD_MI355X, ROCM_SPECS, CNC_CDNA4, MT4G_MI300X, AMD_MAF],
     ),
     rdna3(
         "RX 7900 XTX",
@@ -353,6 +393,7 @@ pub const DEVICES: [Device; 9] = [
         l2_partitions: 1,
         simds: 4,
         clock_mhz: 2970.0,
+        dense_matrix_clock_mhz: None,
         l1: RDNA_L0,
         array_cache: None,
         l2: CacheLevel {
@@ -413,9 +454,22 @@ impl Device {
         DEVICES.iter().filter(move |d| d.target == target)
     }
 
-    /// Engine cycles in one nanosecond.
+    /// Engine cycles in one nanosecond at the peak clock.
     pub fn cycles_per_ns(&self) -> f64 {
         self.clock_mhz / 1000.0
+    }
+
+    /// The engine clock in MHz of a dispatch that kept `matrix_use` of the matrix cores' cycles
+    /// busy: the peak clock without matrix work, the dense-matrix clock from
+    /// [`MAF_MATRIX_USE`] on, in proportion between.
+    pub fn clock_under_matrix_use(&self, matrix_use: f64) -> f64 {
+        match self.dense_matrix_clock_mhz {
+            Some(dense) => {
+                let share = (matrix_use / MAF_MATRIX_USE).clamp(0.0, 1.0);
+                self.clock_mhz - (self.clock_mhz - dense) * share
+            }
+            None => self.clock_mhz,
+        }
     }
 }
 
@@ -454,6 +508,21 @@ mod tests {
             );
             assert!(d.compute_units % d.l2_partitions == 0, "{}", d.name);
             assert!(!d.sources.is_empty());
+            if let Some(dense) = d.dense_matrix_clock_mhz {
+                assert!(dense > 0.0 && dense < d.clock_mhz, "{}", d.name);
+            }
         }
+    }
+
+    #[test]
+    fn the_clock_falls_with_matrix_use_to_the_dense_clock() {
+        let mi300x = Device::by_name("MI300X").unwrap();
+        assert_eq!(mi300x.clock_under_matrix_use(0.0), 2100.0);
+        assert_eq!(mi300x.clock_under_matrix_use(MAF_MATRIX_USE), 1207.0);
+        assert_eq!(mi300x.clock_under_matrix_use(1.0), 1207.0);
+        let half = mi300x.clock_under_matrix_use(MAF_MATRIX_USE / 2.0);
+        assert!((half - (2100.0 + 1207.0) / 2.0).abs() < 1e-9, "{half}");
+        let xtx = Device::by_name("RX 7900 XTX").unwrap();
+        assert_eq!(xtx.clock_under_matrix_use(1.0), xtx.clock_mhz);
     }
 }

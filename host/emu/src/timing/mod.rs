@@ -13,7 +13,7 @@ mod devices;
 mod memory;
 pub(crate) mod model;
 
-pub use devices::{CacheLevel, DEVICES, Device, Dram};
+pub use devices::{CacheLevel, DEVICES, Device, Dram, MAF_MATRIX_USE};
 
 use crate::target::Target;
 use std::fmt;
@@ -110,7 +110,8 @@ pub struct TimingSummary {
     pub device: &'static str,
     /// Engine cycles from the first wave's start until the last wave ended.
     pub cycles: u64,
-    /// The same in picoseconds at the device's peak engine clock.
+    /// The same in picoseconds, at the clock the device runs at for the dispatch's use of the
+    /// matrix cores ([`Device::clock_under_matrix_use`]).
     pub picoseconds: u64,
     /// Wave-cycles waves waited before issuing, per [`Stall::ALL`] reason.
     pub stalls: [u64; 7],
@@ -126,6 +127,14 @@ impl TimingSummary {
     /// The estimated time in seconds.
     pub fn seconds(&self) -> f64 {
         self.picoseconds as f64 * 1e-12
+    }
+
+    /// The engine clock in MHz the estimate ran at (averaged over dispatches, by time).
+    pub fn clock_mhz(&self) -> f64 {
+        if self.picoseconds == 0 {
+            return 0.0;
+        }
+        self.cycles as f64 / self.picoseconds as f64 * 1e6
     }
 
     /// Wave-cycles waited for `reason`.

@@ -503,10 +503,16 @@ impl Model {
         let main_loop = self.main_loop();
         // The kernel's end releases its stores to memory: it is over once DRAM took them.
         let end = self.memory.flush(self.end);
+        let simd_cycles = end * f64::from(d.compute_units * d.simds);
+        let matrix_use = if simd_cycles > 0.0 {
+            self.matrix_busy / simd_cycles
+        } else {
+            0.0
+        };
         TimingSummary {
             device: d.name,
             cycles: end.ceil() as u64,
-            picoseconds: (end / d.clock_mhz * 1e6).round() as u64,
+            picoseconds: (end / d.clock_under_matrix_use(matrix_use) * 1e6).round() as u64,
             stalls: self.stalls.map(|s| s.round() as u64),
             matrix_busy: self.matrix_busy.round() as u64,
             dram_bytes: self.memory.dram_bytes,
