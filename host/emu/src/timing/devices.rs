@@ -462,6 +462,14 @@ impl Device {
     /// The engine clock in MHz of a dispatch that kept `matrix_use` of the matrix cores' cycles
     /// busy: the peak clock without matrix work, the dense-matrix clock from
     /// [`MAF_MATRIX_USE`] on, in proportion between.
+    ///
+    /// ```
+    /// use iron_emu::timing::Device;
+    ///
+    /// let mi300x = Device::by_name("MI300X").unwrap();
+    /// assert_eq!(mi300x.clock_under_matrix_use(0.0), 2100.0); // a copy kernel
+    /// assert_eq!(mi300x.clock_under_matrix_use(0.95), 1207.0); // a tuned GEMM
+    /// ```
     pub fn clock_under_matrix_use(&self, matrix_use: f64) -> f64 {
         match self.dense_matrix_clock_mhz {
             Some(dense) => {

@@ -3,9 +3,11 @@
 //!
 //! It is a model, not a measurement. Waves issue in order under the pipes' and the memory
 //! counters' rules; each cache level has a size, a latency and a bandwidth; DRAM has a latency
-//! and a bandwidth. Its constants and their sources are in [`DEVICES`]; what it leaves out (the
-//! instruction cache, the dispatcher's launch rate, DRAM pages and refresh, clocks below the peak)
-//! is listed in `docs/performance.md` with its error against published measurements.
+//! and a bandwidth. The cycles become time at a clock that falls with the matrix cores' use, as
+//! the power manager lowers it under dense matrix work. Its constants and their sources are in
+//! [`DEVICES`]; what it leaves out (the instruction cache, the dispatcher's launch rate, DRAM
+//! pages and refresh, other clock changes) is listed in `docs/performance.md` with its error
+//! against published measurements.
 
 mod cache;
 pub(crate) mod cost;
