@@ -61,19 +61,6 @@ pub const fn half_tile_k(block: u32) -> u32 {
     HALF_TILE_K * (TILE_LINES / block)
 }
 
-/// The row, and the offset along K, in a K tile of an operand staged for a block of `rows`
-/// rows, of offset `offset` of LDS line `line`, where a K subtile spans `subtile` (elements or
-/// bytes): a block of [`BLOCK`] rows holds one K subtile, its lines the rows; a smaller block
-/// holds its K subtiles one after the other, each with the rows in order.
-#[inline(always)]
-fn in_k_tile<const ROWS: u32>((line, offset): (u32, u32), subtile: u32) -> (u32, u32) {
-    if ROWS == BLOCK {
-        (line, offset)
-    } else {
-        (line % ROWS, offset + subtile * (line / ROWS))
-    }
-}
-
 /// Bytes per LDS row of a swizzled tile ([`swizzled`]): a K tile of 32 16-bit elements or 64
 /// byte codes.
 pub const SWIZZLED_ROW_BYTES: u32 = 64;
@@ -201,7 +188,7 @@ impl<const K_CONTIGUOUS: bool, const ROWS: u32> HalfOperand<K_CONTIGUOUS, ROWS> 
     }
 
     /// Run `j` of this work-item in the LDS buffer: `(line, k in line)` of its first element,
-    /// lines of [`HALF_TILE_K`] elements ([`in_k_tile`] says which row and K of the tile).
+    /// lines of [`HALF_TILE_K`] elements ([`Self::in_tile`] says which row and K of the tile).
     /// K-contiguous: 4 work-items cover a line's 32 elements. Rows-contiguous: 4 work-items
     /// cover 32 lines, each group of 64 work-items (a wave64, or two wave32s) its own 32 lines
     /// at every k; a work-item's two runs are the same 8 lines at two consecutive k (`k + j`,
@@ -216,6 +203,17 @@ impl<const K_CONTIGUOUS: bool, const ROWS: u32> HalfOperand<K_CONTIGUOUS, ROWS> 
         } else {
             let (group, member) = (t / 64, t % 64);
             ((member % 4 + 4 * group) * 8, 2 * (member / 4) + j as u32)
+        }
+    }
+
+    /// The row and K, in the tile, of element `k` of LDS line `line`: K subtile `line / ROWS`
+    /// holds the rows in order.
+    #[inline(always)]
+    fn in_tile((line, k): (u32, u32)) -> (u32, u32) {
+        if ROWS == TILE_LINES {
+            (line, k)
+        } else {
+            (line % ROWS, k + HALF_TILE_K * (line / ROWS))
         }
     }
 }
@@ -233,6 +231,10 @@ const _: () = assert!(RUN_ROWS.is_multiple_of(32));
 impl<const K_CONTIGUOUS: bool, const ROWS: u32> Stage for HalfOperand<K_CONTIGUOUS, ROWS> {
     const LDS_BYTES: u32 = TILE_LINES * SWIZZLED_ROW_BYTES;
     const ROWS: u32 = ROWS;
+    const K_SUBTILES: u32 = {
+        assert!(ROWS == BLOCK || ROWS == BLOCK / 2);
+        TILE_LINES / ROWS
+    };
     type Held = [[u32; 4]; HALF_RUNS];
 
     #[inline(always)]
@@ -246,7 +248,7 @@ impl<const K_CONTIGUOUS: bool, const ROWS: u32> Stage for HalfOperand<K_CONTIGUO
         // SAFETY: every run lies inside the matrix, 16-byte aligned (is_interior holds for
         // this tile, as the caller guarantees).
         core::array::from_fn(|j| unsafe {
-            let (r, k) = in_k_tile::<ROWS>(self.run_position(j), HALF_TILE_K);
+            let (r, k) = Self::in_tile(self.run_position(j));
             let (row, k) = (self.row0 + r, k0 + k);
             let at = if K_CONTIGUOUS {
                 row as usize * self.k as usize + k as usize
@@ -265,7 +267,7 @@ impl<const K_CONTIGUOUS: bool, const ROWS: u32> Stage for HalfOperand<K_CONTIGUO
             return unsafe { self.fetch_full(tile) };
         }
         core::array::from_fn(|j| {
-            let (r, k) = in_k_tile::<ROWS>(self.run_position(j), HALF_TILE_K);
+            let (r, k) = Self::in_tile(self.run_position(j));
             let (row, k) = (self.row0 + r, k0 + k);
             // SAFETY: as the caller guarantees.
             unsafe {
@@ -477,7 +479,18 @@ impl<const CHUNKS: usize, const ROWS: u32> CodeOperand<CHUNKS, ROWS> {
             && (tile + 1) * Self::K_TILE_BYTES <= self.row_bytes
     }
 
-    /// Chunk `j` of this work-item: `(line, byte in the line)` ([`in_k_tile`] says which
+    /// The row and byte, in the tile, of byte `byte` of LDS line `line`: K subtile
+    /// `line / ROWS` holds the rows in order.
+    #[inline(always)]
+    fn in_tile((line, byte): (u32, u32)) -> (u32, u32) {
+        if ROWS == BLOCK {
+            (line, byte)
+        } else {
+            (line % ROWS, byte + Self::TILE_BYTES * (line / ROWS))
+        }
+    }
+
+    /// Chunk `j` of this work-item: `(line, byte in the line)` ([`Self::in_tile`] says which
     /// row and byte of the tile). MXFP6: two work-items a row, each a pair of blocks (48
     /// bytes); else consecutive work-items take consecutive chunks.
     #[inline(always)]
@@ -499,13 +512,12 @@ impl<const CHUNKS: usize, const ROWS: u32> CodeOperand<CHUNKS, ROWS> {
     not(target_arch = "amdgpu")
 ))]
 impl<const CHUNKS: usize, const ROWS: u32> Stage for CodeOperand<CHUNKS, ROWS> {
-    const LDS_BYTES: u32 = {
-        // A block of 64 holds its two K subtiles in the 128 lines of a block of 128: each must
-        // be a swizzled row's bytes.
-        assert!(ROWS == BLOCK || Self::TILE_BYTES == SWIZZLED_ROW_BYTES);
-        BLOCK * Self::PITCH
-    };
+    const LDS_BYTES: u32 = BLOCK * Self::PITCH;
     const ROWS: u32 = ROWS;
+    const K_SUBTILES: u32 = {
+        assert!(ROWS == BLOCK || (ROWS == BLOCK / 2 && Self::TILE_BYTES == SWIZZLED_ROW_BYTES));
+        BLOCK / ROWS
+    };
     type Held = [[u32; 4]; CHUNKS];
 
     #[inline(always)]
@@ -519,7 +531,7 @@ impl<const CHUNKS: usize, const ROWS: u32> Stage for CodeOperand<CHUNKS, ROWS> {
         // SAFETY: every chunk lies inside the matrix, 16-byte aligned (rows of a multiple of
         // 16 bytes; is_interior holds for this tile, as the caller guarantees).
         core::array::from_fn(|j| unsafe {
-            let (r, byte) = in_k_tile::<ROWS>(Self::chunk_position(j), Self::TILE_BYTES);
+            let (r, byte) = Self::in_tile(Self::chunk_position(j));
             let at = (self.row0 + r) as usize * self.row_bytes as usize + (first + byte) as usize;
             load16(self.base.add(at))
         })
@@ -533,7 +545,7 @@ impl<const CHUNKS: usize, const ROWS: u32> Stage for CodeOperand<CHUNKS, ROWS> {
             return unsafe { self.fetch_full(tile) };
         }
         core::array::from_fn(|j| {
-            let (r, byte) = in_k_tile::<ROWS>(Self::chunk_position(j), Self::TILE_BYTES);
+            let (r, byte) = Self::in_tile(Self::chunk_position(j));
             // SAFETY: as the caller guarantees.
             unsafe { self.chunk(self.row0 + r, first + byte) }
         })

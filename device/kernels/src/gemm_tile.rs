@@ -5,7 +5,7 @@
 //! (64 x 32), as tiles of a 16 x 16 or 32 x 32 matrix instruction (MFMA or WMMA; [`repeats_m`] x
 //! [`repeats_n`] of them); the K dimension is walked in tiles staged through LDS,
 //! double-buffered. A block of 64 stages K tiles twice as deep in the same bytes, as two K
-//! subtiles ([`Stage::ROWS`]) that the step multiplies one after the other.
+//! subtiles ([`Stage::K_SUBTILES`]) that the step multiplies one after the other.
 //!
 //! What varies per kernel is behind two traits: a [`Stage`] moves one operand's K tile from
 //! global memory into LDS (its block's rows, K-contiguous, in the layout its [`Step`] reads), and a
@@ -198,11 +198,12 @@ pub fn block_origin<const B: u32>() -> (u32, u32) {
 pub trait Stage {
     /// Bytes one LDS buffer of this operand takes.
     const LDS_BYTES: u32;
-    /// Rows the workgroup stages (and computes): the block's side, [`BLOCK`] or half of it. A
-    /// block of 64 rows stages a K tile twice as deep as a block of 128, in the same bytes: two
-    /// K subtiles one after the other, each staged and read as a K tile of 64 rows would be
-    /// alone.
+    /// Rows the workgroup stages (and computes): the block's side.
     const ROWS: u32 = BLOCK;
+    /// Parts of a K tile the LDS buffer holds one after the other, each staged and read as a
+    /// K tile of [`Self::ROWS`] rows would be alone: a block of 64 rows stages a K tile twice
+    /// as deep as a block of 128, in the same bytes.
+    const K_SUBTILES: u32 = 1;
     /// What a work-item holds of a tile between its global loads and its LDS writes.
     type Held: Copy;
 
@@ -642,7 +643,8 @@ pub unsafe fn gemm<SA: Stage, SB: Stage, S: Step, O: Float, const B: u32>(
     out: &Output<O>,
 ) {
     const {
-        assert!(SA::ROWS == B && SB::ROWS == B && (B == BLOCK || B == BLOCK / 2));
+        assert!(SA::ROWS == B && SB::ROWS == B && SA::K_SUBTILES == SB::K_SUBTILES);
+        assert!(SA::K_SUBTILES == 1 || SA::K_SUBTILES == 2);
         assert!(wave_rows(B).is_multiple_of(32) && wave_cols(B).is_multiple_of(16));
         assert!(wave_rows(B) <= wave_rows(BLOCK) && wave_cols(B) <= wave_cols(BLOCK));
     };
@@ -717,7 +719,7 @@ unsafe fn accumulate<SA: Stage, SB: Stage, S: Step, const B: u32, const FULL: bo
         let staged = buffer(t);
         let (a, b) = (staged, staged.add(SA::LDS_BYTES as usize));
         S::step::<B>(acc, a, b, wave_row, wave_col);
-        if B == BLOCK / 2 {
+        if SA::K_SUBTILES == 2 {
             let (a, b) = (
                 a.add((SA::LDS_BYTES / 2) as usize),
                 b.add((SB::LDS_BYTES / 2) as usize),
