@@ -471,10 +471,11 @@ const fn max_n<O>() -> u32 {
 
 /// The block side [`GemmTile::Auto`] gives a GEMM of `shape` on a device of `compute_units`:
 /// [`SMALL_BLOCK`] when blocks of [`BLOCK`] would be at most half as many as the compute units.
-/// Blocks of 64 read the operands twice as often; on MI300X's cycle model (304 compute units,
-/// f16 B row-major) they take 3.4 instead of 6.9 us at 256^3 (4 blocks of 128), 11.8 instead
-/// of 22.1 at 1024^3 (64), 31.1 instead of 33.1 at 1536^3 (144), and 124.2 instead of 48.4 at
-/// 2048^3 (256), bound by the caches' bandwidth.
+/// Blocks of 64 read the operands twice as often; on MI300X's cycle model at the peak clock
+/// (304 compute units, f16 B row-major) they take 3.4 instead of 6.9 us at 256^3 (4 blocks of
+/// 128), 11.8 instead of 22.1 at 1024^3 (64), 31.1 instead of 33.1 at 1536^3 (144), and 124.2
+/// instead of 48.4 at 2048^3 (256), bound by the caches' bandwidth. The clock under matrix work
+/// narrows the gaps without reversing them (at 1536^3, 33.8 against 35.8 us).
 fn auto_block(shape: GemmShape, compute_units: u32) -> u32 {
     let blocks = shape.m.div_ceil(BLOCK as usize) * shape.n.div_ceil(BLOCK as usize);
     if 2 * blocks <= compute_units as usize {
