@@ -330,3 +330,65 @@ fn a_dependent_rdna_add_waits_for_the_result_s_delay_alu_names() {
     assert_near(chain.cycles as f64, 64.0 * 5.0, 0.10, "dependent adds");
     assert!(chain.stalled(Stall::Dependency) > 0);
 }
+
+/// One wave reads `s_memtime` and `s_memrealtime`, sleeps `s_sleep 10`, reads both again and
+/// stores the four; returns them with the dispatch's estimate.
+fn clocks_around_a_sleep() -> Option<([u64; 4], TimingSummary)> {
+    let lines = [
+        "s_load_dwordx2 s[4:5], s[0:1], 0x0",
+        "s_waitcnt lgkmcnt(0)",
+        "s_memtime s[6:7]",
+        "s_memrealtime s[8:9]",
+        "s_sleep 10",
+        "s_memtime s[10:11]",
+        "s_memrealtime s[12:13]",
+        "s_waitcnt lgkmcnt(0)",
+        "v_mov_b32 v0, 0",
+        "v_mov_b32 v2, s6",
+        "v_mov_b32 v3, s7",
+        "v_mov_b32 v4, s8",
+        "v_mov_b32 v5, s9",
+        "v_mov_b32 v6, s10",
+        "v_mov_b32 v7, s11",
+        "v_mov_b32 v8, s12",
+        "v_mov_b32 v9, s13",
+        "global_store_dwordx4 v0, v[2:5], s[4:5]",
+        "global_store_dwordx4 v0, v[6:9], s[4:5] offset:16",
+        "s_endpgm",
+    ];
+    // gfx90a has both (gfx942 and gfx950 dropped `s_memrealtime`).
+    let mut k = kernel("gfx90a", "MI210", 16, &lines)?;
+    let out = k.gpu.memory_mut().alloc(32, 16).unwrap();
+    let c = k
+        .run(&Args::default().ptr(out).0, [1, 1, 1], [64, 1, 1])
+        .unwrap();
+    let bytes = k.gpu.memory_mut().read_vec(out, 32).unwrap();
+    let word = |i: usize| u64::from_le_bytes(bytes[8 * i..8 * i + 8].try_into().unwrap());
+    Some(([word(0), word(1), word(2), word(3)], timing(&c).clone()))
+}
+
+#[test]
+fn s_memtime_and_s_memrealtime_read_modelled_time() {
+    let Some(([time0, real0, time1, real1], t)) = clocks_around_a_sleep() else {
+        return;
+    };
+    // `s_sleep 10` is 640 cycles; the second `s_memtime` issues after it and after the first
+    // `s_memrealtime`'s issue period.
+    let slept = time1 - time0;
+    assert!(
+        (640..=660).contains(&slept),
+        "s_memtime moved {slept} cycles"
+    );
+    assert!(
+        time1 < t.cycles,
+        "{time1} read after the dispatch's end {}",
+        t.cycles
+    );
+    // The real-time clock counts 100 MHz: 640 cycles at MI210's 1700 MHz are 37.6 ticks.
+    let ticks = real1 - real0;
+    let expected = slept as f64 * 100.0 / 1700.0;
+    assert!(
+        (ticks as f64 - expected).abs() <= 1.0,
+        "{ticks} ticks against {expected:.1}"
+    );
+}
