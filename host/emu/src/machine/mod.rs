@@ -165,8 +165,9 @@ impl Ctx<'_> {
         }
     }
 
-    /// What `s_memrealtime` reads: a count of a constant 100 MHz clock, from the modelled time in
-    /// timing mode, else the wave-instructions run so far.
+    /// What `s_memrealtime` reads: a count of a constant 100 MHz clock, from the modelled cycle at
+    /// the peak clock in timing mode (the dispatch's clock under matrix work is known only at its
+    /// end), else the wave-instructions run so far.
     pub fn real_time(&self) -> u64 {
         match self.now {
             Some((cycle, mhz)) => (cycle * 100.0 / mhz) as u64,

@@ -32,8 +32,8 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 /// A trace callback, if the dispatch is traced.
 type Trace<'t> = Option<&'t mut dyn FnMut(&TraceEvent<'_>)>;
 
-/// How a dispatch runs: its instruction budget, its schedule, the device's size, its checks and
-/// the host threads besides the caller's.
+/// How a dispatch runs: its instruction budget, its schedule, the device's size, its checks,
+/// the host threads besides the caller's, the device it is timed on and who hears its progress.
 #[derive(Clone, Copy)]
 pub(crate) struct RunOptions<'p> {
     /// Wave-instructions the dispatch may run in all.

@@ -98,7 +98,8 @@ pub const MAF_MATRIX_USE: f64 = 0.94;
 const AMD_MAF: &str = "https://rocm.blogs.amd.com/software-tools-optimization/measuring-max-achievable-flops-part2/README.html";
 
 /// The dense-matrix clock of MI350X and MI355X, which AMD has not published: the model's
-/// choice is MI325X's ratio to its peak (1447 of 2100 MHz; the same power class, 1000 W).
+/// choice is MI325X's ratio to its peak (1447 of 2100 MHz; MI325X and MI350X both take
+/// 1000 W, MI355X 1400 W, so MI355X's is likely low).
 const fn cdna4_dense_clock(peak_mhz: f64) -> f64 {
     peak_mhz * 1447.0 / 2100.0
 }
