@@ -1,8 +1,9 @@
 //! The timing model on kernels whose time is known in advance: a streaming copy reaches the DRAM
 //! bound, a loop of matrix instructions the published matrix peak (at the clock of a dense matrix
 //! load), a dependent pointer chase
-//! takes the latency of the level it hits per step, and LDS bank conflicts and barriers cost
-//! the cycles the model gives them.
+//! takes the latency of the level it hits per step, LDS bank conflicts and barriers cost
+//! the cycles the model gives them, and a busy pipe serves the waiting wave of higher `s_setprio`
+//! priority next, then the older.
 
 mod common;
 
@@ -287,6 +288,81 @@ fn barriers_cost_their_modelled_cycles() {
     assert!(per_wave >= 100.0 * 16.0, "{t:?}");
     let slower = t.cycles as f64 - timing(&plain).cycles as f64;
     assert_near(slower, per_wave, 0.10, "barrier cycles");
+}
+
+/// Eight waves of one workgroup on MI300X (two per SIMD) each run 64 `v_mfma_f32_32x32x8_f16`
+/// (32 cycles each), the upper four after `s_setprio 3` when `prioritized`; returns the cycle
+/// each wave read `s_memtime` at when it was done.
+fn matrix_race(prioritized: bool) -> Option<[u64; 8]> {
+    let priority = if prioritized {
+        "s_setprio 3"
+    } else {
+        "s_nop 0"
+    };
+    let mut lines = vec![
+        "s_load_dwordx2 s[4:5], s[0:1], 0x0",
+        "v_readfirstlane_b32 s12, v0",
+        "s_lshr_b32 s12, s12, 6",
+        "s_cmp_lt_u32 s12, 4",
+        "s_cbranch_scc1 go",
+        priority,
+        "go:",
+        "s_mov_b32 s10, 16",
+        "loop:",
+    ];
+    let mfma: Vec<String> = (0..4)
+        .map(|k| {
+            let (a, b) = (k * 16, k * 16 + 15);
+            format!("v_mfma_f32_32x32x8_f16 a[{a}:{b}], v[0:1], v[2:3], a[{a}:{b}]")
+        })
+        .collect();
+    lines.extend(mfma.iter().map(String::as_str));
+    lines.extend([
+        "s_sub_u32 s10, s10, 1",
+        "s_cmp_lg_u32 s10, 0",
+        "s_cbranch_scc1 loop",
+        "s_memtime s[6:7]",
+        "s_waitcnt lgkmcnt(0)",
+        "s_lshl_b32 s13, s12, 3",
+        "v_mov_b32 v4, s13",
+        "v_mov_b32 v6, s6",
+        "v_mov_b32 v7, s7",
+        "global_store_dwordx2 v4, v[6:7], s[4:5]",
+        "s_endpgm",
+    ]);
+    let mut k = kernel("gfx942", "MI300X", 128, &lines)?;
+    let out = k.gpu.memory_mut().alloc(64, 16).unwrap();
+    k.run(&Args::default().ptr(out).0, [1, 1, 1], [512, 1, 1])
+        .unwrap();
+    let bytes = k.gpu.memory_mut().read_vec(out, 64).unwrap();
+    Some(std::array::from_fn(|i| {
+        u64::from_le_bytes(bytes[8 * i..8 * i + 8].try_into().unwrap())
+    }))
+}
+
+#[test]
+fn a_simds_matrix_core_serves_the_higher_priority_then_the_older_wave() {
+    let (Some(by_age), Some(by_priority)) = (matrix_race(false), matrix_race(true)) else {
+        return;
+    };
+    // Alone a wave's 64 MFMAs take 64 x 32 = 2048 cycles; two waves share a SIMD's matrix core.
+    let (alone, shared) = (2048.0, 4096.0);
+    // At equal priority the older wave of a SIMD (the lower four) takes the matrix core whenever
+    // it frees, and ends near the time alone; the younger keeps the rest.
+    for (wave, &end) in by_age.iter().enumerate() {
+        let expected = if wave < 4 { alone } else { shared };
+        assert_near(end as f64, expected, 0.05, &format!("wave {wave} by age"));
+    }
+    // At priority 3 the younger waves go first.
+    for (wave, &end) in by_priority.iter().enumerate() {
+        let expected = if wave < 4 { shared } else { alone };
+        assert_near(
+            end as f64,
+            expected,
+            0.05,
+            &format!("wave {wave} by priority"),
+        );
+    }
 }
 
 #[test]

@@ -13,7 +13,7 @@
 use super::checks::Checks;
 use super::handoff::Handoff;
 use super::races::{GlobalRaces, SHADOW_WORDS, WaveOrder};
-use super::ready::Ready;
+use super::ready::{Ready, Standing};
 use super::schedule::{Picker, Schedule};
 use super::visibility::Visibility;
 use super::waitcnt::Counting;
@@ -25,7 +25,7 @@ use crate::error::{EmuError, Fault, StoreDataHazard, WaitcntHazard, WaveSnapshot
 use crate::memory::{DeviceMemory, SharedMemory};
 use crate::target::Target;
 use crate::timing::Device;
-use crate::timing::model::{Effects, Model};
+use crate::timing::model::{Effects, Model, WaveClock};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
@@ -94,8 +94,8 @@ impl Slot {
 enum Turn {
     /// Its slice ran out; it goes on later.
     Sliced,
-    /// Timing mode: its next instruction issues at this cycle, after another wave's.
-    Later(f64),
+    /// Timing mode: its next instruction stands here, behind another wave's.
+    Later(Standing),
     /// It waits at a barrier.
     Barrier,
     /// It ended.
@@ -377,7 +377,7 @@ impl<'a, I: Isa> Worker<'a, I> {
         let at = self.slots.len() as u32;
         for (k, w) in slot.waves.iter().enumerate() {
             if w.state == State::Running {
-                self.ready.push((at, k as u32), w.clock.ready());
+                self.ready.push((at, k as u32), standing(&w.clock));
             }
         }
         self.slots.push(slot);
@@ -418,10 +418,10 @@ impl<'a, I: Isa> Worker<'a, I> {
                 .map_err(Stop::Fault)?
             {
                 Turn::Sliced => {
-                    let at = self.slots[slot].waves[wave as usize].clock.ready();
-                    self.ready.requeue_current(at);
+                    let clock = &self.slots[slot].waves[wave as usize].clock;
+                    self.ready.requeue_current(standing(clock));
                 }
-                Turn::Later(at) => self.ready.requeue_current(at),
+                Turn::Later(standing) => self.ready.requeue_current(standing),
                 Turn::Barrier => {
                     self.ready.remove_current();
                     self.slots[slot].running -= 1;
@@ -506,7 +506,7 @@ impl<'a, I: Isa> Worker<'a, I> {
             if let Some(model) = &mut self.model {
                 model.place(&mut w.clock, s.index, k as u32, waves_per_group, start);
             }
-            self.ready.push((slot as u32, k as u32), w.clock.ready());
+            self.ready.push((slot as u32, k as u32), standing(&w.clock));
         }
         s.running = waves_per_group;
         s.done = 0;
@@ -567,7 +567,7 @@ impl<'a, I: Isa> Worker<'a, I> {
             if w.state == State::Barrier {
                 w.state = State::Running;
                 s.orders[k].passed_barrier();
-                self.ready.push((slot as u32, k as u32), w.clock.ready());
+                self.ready.push((slot as u32, k as u32), standing(&w.clock));
                 s.running += 1;
                 released = true;
             }
@@ -623,7 +623,8 @@ impl<'a, I: Isa> Worker<'a, I> {
         let group = s.group;
         let w = &mut s.waves[k];
         let wave_size = sh.launch.wave;
-        // In timing mode the wave runs while its instructions issue before any other wave's.
+        // In timing mode the wave runs while its instructions stand before every other wave's:
+        // they issue earlier, or at the same cycle ranked above.
         let horizon = self.ready.horizon();
         let model = self.model.as_mut();
         let clock_mhz = model.as_ref().map(|m| m.clock_mhz());
@@ -666,8 +667,12 @@ impl<'a, I: Isa> Worker<'a, I> {
             let hold = match model.as_deref() {
                 Some(m) => {
                     let (at, why) = m.issue_time(&w.clock, cost, &dependencies.counting);
-                    if at > horizon {
-                        return Ok(Turn::Later(at));
+                    let wants = Standing {
+                        at,
+                        ..standing(&w.clock)
+                    };
+                    if wants.yields_to(horizon) {
+                        return Ok(Turn::Later(wants));
                     }
                     Some((at, why))
                 }
@@ -770,11 +775,20 @@ impl<'a, I: Isa> Worker<'a, I> {
                     return Ok(Turn::Ended);
                 }
             }
-            if model.is_some() && w.clock.ready() > horizon {
+            if model.is_some() && standing(&w.clock).yields_to(horizon) {
                 return Ok(Turn::Sliced);
             }
         }
         Ok(Turn::Sliced)
+    }
+}
+
+/// Where a wave's clock puts it in the timed order.
+fn standing(clock: &WaveClock) -> Standing {
+    Standing {
+        at: clock.ready(),
+        priority: clock.priority(),
+        age: clock.age(),
     }
 }
 

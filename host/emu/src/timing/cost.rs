@@ -41,6 +41,8 @@ pub(crate) enum Cost {
     Nop { states: u16 },
     /// `s_sleep`: about 64 cycles per unit.
     Sleep { units: u16 },
+    /// `s_setprio`: the wave's issue priority from here on (0 lowest, 3 highest).
+    Priority { level: u8 },
     /// RDNA3/4 `s_delay_alu` with its raw immediate (which earlier ALU result the next
     /// instruction waits for).
     DelayAlu { fields: u16 },

@@ -4,9 +4,10 @@
 //! A wave issues in order, at most one instruction per issue period (4 cycles on CDNA, where a
 //! SIMD is visited every fourth cycle; 1 on RDNA). An instruction issues once its wave may, its
 //! pipe is free and what it waits for is there: the memory counters for `s_waitcnt`, the
-//! earlier ALU result `s_delay_alu` names, the wait states of `s_nop`. Vector ALU and matrix
-//! pipes belong to a SIMD, the LDS and the vector-memory address unit to a compute unit, and
-//! memory below the compute unit to [`MemorySystem`].
+//! earlier ALU result `s_delay_alu` names, the wait states of `s_nop`. Waves that can issue at
+//! the same cycle go in the order of their `s_setprio` level, then their age. Vector ALU and
+//! matrix pipes belong to a SIMD, the LDS and the vector-memory address unit to a compute unit,
+//! and memory below the compute unit to [`MemorySystem`].
 
 use super::cost::{Cost, VectorRate};
 use super::devices::Device;
@@ -56,12 +57,26 @@ pub(crate) struct WaveClock {
     /// When everything the wave issued is done: its last ALU and matrix results and its last
     /// memory access (the wave ends no earlier).
     drained: f64,
+    /// Its priority (`s_setprio`) and its launch number, which decide between waves that can
+    /// issue at one cycle.
+    priority: u8,
+    age: u64,
 }
 
 impl WaveClock {
     /// When the wave may issue next, as far as the wave itself goes.
     pub fn ready(&self) -> f64 {
         self.ready
+    }
+
+    /// Its priority (`s_setprio`: 0 lowest, 3 highest).
+    pub fn priority(&self) -> u8 {
+        self.priority
+    }
+
+    /// Its launch number on the device: the lower, the older.
+    pub fn age(&self) -> u64 {
+        self.age
     }
 }
 
@@ -126,6 +141,8 @@ pub(crate) struct Model {
     lines: Vec<u64>,
     /// Wave-cycles of matrix pipe time booked.
     matrix_busy: f64,
+    /// Waves started so far.
+    launched: u64,
 }
 
 impl Model {
@@ -151,6 +168,7 @@ impl Model {
             loops: HashMap::new(),
             lines: Vec::new(),
             matrix_busy: 0.0,
+            launched: 0,
         }
     }
 
@@ -170,8 +188,9 @@ impl Model {
         (partition * per + (slot / partitions) % per) % cus
     }
 
-    /// Starts `clock`'s wave at cycle `at`: wave `index` of the `waves` of a workgroup in slot
-    /// `slot`. The slots of a compute unit deal their waves out to its SIMDs in turn.
+    /// Starts `clock`'s wave at cycle `at`, younger than every wave started before: wave `index`
+    /// of the `waves` of a workgroup in slot `slot`. The slots of a compute unit deal their waves
+    /// out to its SIMDs in turn.
     pub fn place(&mut self, clock: &mut WaveClock, slot: u32, index: u32, waves: u32, at: f64) {
         let simds = self.device.simds as usize;
         let on_cu = slot as usize / self.cus.len();
@@ -179,8 +198,10 @@ impl Model {
             cu: self.compute_unit_of(slot),
             simd: (on_cu * waves as usize + index as usize) % simds,
             ready: at,
+            age: self.launched,
             ..WaveClock::default()
         };
+        self.launched += 1;
     }
 
     /// Cycles a vector ALU instruction holds its SIMD.
@@ -367,6 +388,7 @@ impl Model {
             Cost::Nop { states } => next = t + f64::from(states) * self.issue,
             Cost::Sleep { units } => next = t + f64::from(units.max(1)) * SLEEP_CYCLES,
             Cost::DelayAlu { fields } => self.delay_alu(clock, fields),
+            Cost::Priority { level } => clock.priority = level,
             Cost::Wait | Cost::Barrier | Cost::End => {}
         }
         match counting {

@@ -57,6 +57,9 @@ fn program_control(op: Op, name: &str, imm: u16) -> Cost {
             states: (imm & 0xf) + 1,
         },
         Op::S_SLEEP => Cost::Sleep { units: imm & 0x7f },
+        Op::S_SETPRIO => Cost::Priority {
+            level: (imm & 3) as u8,
+        },
         Op::S_ENDPGM | Op::S_ENDPGM_SAVED => Cost::End,
         _ if op == Op::S_BRANCH || name.starts_with("s_cbranch") => Cost::Branch,
         _ => Cost::Scalar,

@@ -37,6 +37,9 @@ fn scalar(op: Op, name: &str, imm: u16) -> Cost {
             states: (imm & 0xf) + 1,
         },
         Op::S_SLEEP => Cost::Sleep { units: imm & 0x7f },
+        Op::S_SETPRIO => Cost::Priority {
+            level: (imm & 3) as u8,
+        },
         Op::S_DELAY_ALU => Cost::DelayAlu { fields: imm },
         Op::S_ENDPGM | Op::S_ENDPGM_SAVED | Op::S_ENDPGM_ORDERED_PS_DONE => Cost::End,
         _ if name.starts_with("s_waitcnt") || name.starts_with("s_wait_") => Cost::Wait,
