@@ -30,6 +30,12 @@ fn timing(c: &Counters) -> &TimingSummary {
     c.timing.as_ref().expect("a timed dispatch has an estimate")
 }
 
+/// The `N` 64-bit words a kernel stored at `out`.
+fn words<const N: usize>(k: &mut AsmKernel, out: u64) -> [u64; N] {
+    let bytes = k.gpu.memory_mut().read_vec(out, 8 * N as u64).unwrap();
+    std::array::from_fn(|i| u64::from_le_bytes(bytes[8 * i..8 * i + 8].try_into().unwrap()))
+}
+
 /// `actual` within `tolerance` (a fraction) of `expected`.
 fn assert_near(actual: f64, expected: f64, tolerance: f64, what: &str) {
     let ratio = actual / expected;
@@ -334,10 +340,7 @@ fn matrix_race(prioritized: bool) -> Option<[u64; 8]> {
     let out = k.gpu.memory_mut().alloc(64, 16).unwrap();
     k.run(&Args::default().ptr(out).0, [1, 1, 1], [512, 1, 1])
         .unwrap();
-    let bytes = k.gpu.memory_mut().read_vec(out, 64).unwrap();
-    Some(std::array::from_fn(|i| {
-        u64::from_le_bytes(bytes[8 * i..8 * i + 8].try_into().unwrap())
-    }))
+    Some(words(&mut k, out))
 }
 
 #[test]
@@ -438,9 +441,7 @@ fn clocks_around_a_sleep() -> Option<([u64; 4], TimingSummary)> {
     let c = k
         .run(&Args::default().ptr(out).0, [1, 1, 1], [64, 1, 1])
         .unwrap();
-    let bytes = k.gpu.memory_mut().read_vec(out, 32).unwrap();
-    let word = |i: usize| u64::from_le_bytes(bytes[8 * i..8 * i + 8].try_into().unwrap());
-    Some(([word(0), word(1), word(2), word(3)], timing(&c).clone()))
+    Some((words(&mut k, out), timing(&c).clone()))
 }
 
 #[test]
