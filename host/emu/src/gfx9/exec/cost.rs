@@ -65,3 +65,17 @@ fn program_control(op: Op, name: &str, imm: u16) -> Cost {
         _ => Cost::Scalar,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::gfx9::decode::decode;
+
+    #[test]
+    fn s_setprio_costs_its_level() {
+        // SOPP opcode 15, SIMM16 = 2 (only bits 1:0 count).
+        let i = decode(Target::Gfx942, &[0xbf8f_0006]).unwrap();
+        assert_eq!(i.op, Op::S_SETPRIO);
+        assert_eq!(cost(Target::Gfx942, &i), Cost::Priority { level: 2 });
+    }
+}

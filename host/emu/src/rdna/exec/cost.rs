@@ -47,3 +47,18 @@ fn scalar(op: Op, name: &str, imm: u16) -> Cost {
         _ => Cost::Scalar,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::WaveSize;
+    use crate::rdna::decode::decode;
+
+    #[test]
+    fn s_setprio_costs_its_level() {
+        // SOPP opcode 53, SIMM16 = 3.
+        let i = decode(Target::Gfx1100, WaveSize::Wave32, &[0xbfb5_0003]).unwrap();
+        assert_eq!(i.op, Op::S_SETPRIO);
+        assert_eq!(cost(Target::Gfx1100, &i), Cost::Priority { level: 3 });
+    }
+}
